@@ -1,0 +1,133 @@
+"""The one exception tree of the ``croupier`` library.
+
+::
+
+    CroupierError
+    ├── InvalidInput                 bad request data; nothing was written
+    │   ├── NotationError            a card, tile or die that does not parse
+    │   ├── ConfigError              a variant config that is missing or inconsistent
+    │   ├── UnknownVariant           no engine registered for a variant id
+    │   └── RuleViolation            an event the game's rules forbid now
+    │       ├── BetRejected          over a limit, closed spot, unknown seat, bad amount
+    │       └── ActionRejected       out of turn, illegal move, finished hand
+    ├── IntegrityError               the log does not prove what it claims
+    │   ├── SignatureError           missing, malformed or wrong Ed25519 signature
+    │   ├── UnknownKey               key id not in the registry or outside its validity
+    │   ├── ChainError               sequence gap, wrong previous hash, bad event hash
+    │   └── FairnessError            revealed seed does not match commitment or cards
+    ├── MoneyError                   a settlement that would not balance
+    ├── StoreError                   the system of record refused an operation
+    │   ├── DuplicateEvent           (stream, seq) already holds a different event
+    │   ├── IdempotencyConflict      same idempotency key, different content
+    │   └── NotFound                 no such hand, shoe, settlement or transaction
+    └── AuditMismatch                a replay disagrees with what was stored
+
+Every error carries a human message; ``RuleViolation`` and ``IntegrityError`` also carry
+a machine ``reason`` (a short snake_case code used as a metrics label and in gRPC
+status details).
+"""
+
+from __future__ import annotations
+
+
+class CroupierError(Exception):
+    """Base of every error raised by the croupier library."""
+
+    reason: str = "error"
+
+    def __init__(self, message: str, *, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if reason is not None:
+            self.reason = reason
+
+
+class InvalidInput(CroupierError):
+    reason = "invalid_input"
+
+
+class NotationError(InvalidInput):
+    reason = "bad_notation"
+
+
+class ConfigError(InvalidInput):
+    reason = "bad_config"
+
+
+class UnknownVariant(InvalidInput):
+    reason = "unknown_variant"
+
+
+class RuleViolation(InvalidInput):
+    reason = "rule_violation"
+
+
+class BetRejected(RuleViolation):
+    reason = "bet_rejected"
+
+
+class ActionRejected(RuleViolation):
+    reason = "action_rejected"
+
+
+class IntegrityError(CroupierError):
+    reason = "integrity"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: str | None = None,
+        stream: str | None = None,
+        seq: int | None = None,
+    ) -> None:
+        super().__init__(message, reason=reason)
+        self.stream = stream
+        self.seq = seq
+
+
+class SignatureError(IntegrityError):
+    reason = "bad_signature"
+
+
+class UnknownKey(IntegrityError):
+    reason = "unknown_key"
+
+
+class ChainError(IntegrityError):
+    reason = "broken_chain"
+
+
+class FairnessError(IntegrityError):
+    reason = "unfair_deal"
+
+
+class MoneyError(CroupierError):
+    reason = "money"
+
+
+class StoreError(CroupierError):
+    reason = "store"
+
+
+class DuplicateEvent(StoreError):
+    reason = "duplicate_event"
+
+
+class IdempotencyConflict(StoreError):
+    reason = "idempotency_conflict"
+
+
+class NotFound(StoreError):
+    reason = "not_found"
+
+
+class AuditMismatch(CroupierError):
+    reason = "audit_mismatch"
+
+    def __init__(
+        self, message: str, *, stream: str | None = None, seq: int | None = None
+    ) -> None:
+        super().__init__(message)
+        self.stream = stream
+        self.seq = seq
