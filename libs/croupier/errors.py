@@ -125,9 +125,7 @@ class NotFound(StoreError):
 class AuditMismatch(CroupierError):
     reason = "audit_mismatch"
 
-    def __init__(
-        self, message: str, *, stream: str | None = None, seq: int | None = None
-    ) -> None:
+    def __init__(self, message: str, *, stream: str | None = None, seq: int | None = None) -> None:
         super().__init__(message)
         self.stream = stream
         self.seq = seq

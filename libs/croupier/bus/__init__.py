@@ -1,0 +1,1 @@
+"""Event transport over NATS JetStream (the only I/O in ``croupier`` besides the store)."""

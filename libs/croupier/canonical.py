@@ -1,0 +1,59 @@
+"""Canonical bytes: the one serialisation that hashes and signatures are computed over.
+
+Canonical JSON here means: UTF-8, object keys sorted, no insignificant white space,
+integers only (floats are refused: money and game data are integers or strings, and
+float formatting differs across languages), strings as themselves (no ASCII escaping).
+Bytes that round-trip through :func:`loads` and :func:`dumps` unchanged are canonical.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from croupier.errors import InvalidInput
+
+JSONValue = Any  # JSON object/array/str/int/bool/None; floats refused
+
+
+def _check(value: JSONValue, path: str) -> None:
+    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
+        return
+    if isinstance(value, float):
+        raise InvalidInput(f"float at {path or '$'}: canonical JSON holds integers only")
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise InvalidInput(f"non-string key at {path or '$'}")
+            _check(v, f"{path}.{k}")
+        return
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check(v, f"{path}[{i}]")
+        return
+    raise InvalidInput(f"{type(value).__name__} at {path or '$'} is not JSON")
+
+
+def dumps(value: JSONValue, *, check: bool = True) -> bytes:
+    """Serialise ``value`` canonically. ``check=False`` skips the float/type walk for
+    values the caller built itself from validated parts."""
+    if check:
+        _check(value, "")
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def loads(data: bytes | str) -> JSONValue:
+    """Parse JSON, refusing floats, NaN and infinities."""
+
+    def no_float(s: str) -> Any:
+        raise InvalidInput(f"float {s!r} in canonical JSON")
+
+    return json.loads(data, parse_float=no_float, parse_constant=no_float)
+
+
+def is_canonical(data: bytes) -> bool:
+    try:
+        return dumps(loads(data), check=False) == data
+    except (InvalidInput, ValueError):
+        return False

@@ -1,0 +1,346 @@
+"""The dealer's core: tables, shoes and hands as signed event batches.
+
+This module decides *what* the dealer appends; the dealer service decides *where*
+(SQL store first, then JetStream). It holds the server seeds in memory and never puts
+one in an event before the shoe is revealed. Randomness (the server seed) and the clock
+are injected, so tests and replays are deterministic.
+
+Each public operation returns a :class:`Batch`: the events it appended (all by one
+producer), the seal that signs their chain heads, stream rows to register, and the
+secret to keep (a new shoe's seed). Persist a batch atomically, then publish.
+
+Shoes: a variant with ``shoe.per_hand`` (the default) commits to a fresh seed for every
+hand and reveals it when the hand closes; a shoe game (baccarat) deals many hands from
+one committed shoe, stops at the cut card and reveals the seed when the shoe ends.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from croupier import fair
+from croupier.errors import ActionRejected, BetRejected, InvalidInput, NotFound, RuleViolation
+from croupier.events import Event, Seal, StreamWriter, heads_of, seal
+from croupier.games import base as g
+from croupier.games.registry import engine as engine_for
+from croupier.signing import Signer
+
+_ID = re.compile(r"^[A-Za-z0-9_]{1,40}$")
+
+
+@dataclass(frozen=True, slots=True)
+class StreamRow:
+    stream_id: str
+    kind: str  # "hand" | "shoe"
+    variant: str
+    table_id: str
+    shoe_id: str | None
+    opened_at_ms: int
+
+
+@dataclass(slots=True)
+class Batch:
+    events: list[Event] = field(default_factory=list)
+    seals: list[Seal] = field(default_factory=list)
+    streams: list[StreamRow] = field(default_factory=list)
+    secrets: list[tuple[str, bytes]] = field(default_factory=list)
+    closed_hands: list[Hand] = field(default_factory=list)
+
+    def extend(self, other: Batch) -> None:
+        self.events += other.events
+        self.seals += other.seals
+        self.streams += other.streams
+        self.secrets += other.secrets
+        self.closed_hands += other.closed_hands
+
+
+@dataclass
+class Shoe:
+    shoe_id: str
+    shoe_no: int
+    server_seed: bytes
+    commitment: fair.Commitment
+    order: list[str]
+    writer: StreamWriter
+    pos: int = 0
+    cut: int = 0  # position of the cut card (no new hand once pos >= cut)
+    hands: int = 0
+    revealed: bool = False
+
+    def draw(self) -> tuple[int, str]:
+        if self.pos >= len(self.order):
+            raise RuleViolation(f"shoe {self.shoe_id} is exhausted", reason="shoe_exhausted")
+        p = self.pos
+        self.pos += 1
+        return p, self.order[p]
+
+
+@dataclass
+class Hand:
+    hand_id: str
+    table_id: str
+    shoe: Shoe
+    state: g.HandState
+    writer: StreamWriter
+    events: list[Event] = field(default_factory=list)
+    seals: list[Seal] = field(default_factory=list)
+
+
+@dataclass
+class Table:
+    table_id: str
+    variant: str
+    client_seed: str
+    per_hand_shoe: bool
+    shoe: Shoe | None = None
+    shoe_count: int = 0
+    hand_count: int = 0
+    hand: Hand | None = None
+
+
+class Dealer:
+    """All tables of one dealer process."""
+
+    def __init__(
+        self,
+        dealer: Signer,
+        gateway: Signer,
+        *,
+        clock_ms: Callable[[], int],
+        seed_source: Callable[[], bytes] = fair.new_server_seed,
+    ) -> None:
+        if dealer.producer != "dealer" or gateway.producer != "gateway":
+            raise InvalidInput("Dealer needs a dealer and a gateway signer")
+        self.dealer = dealer
+        self.gateway = gateway
+        self.clock_ms = clock_ms
+        self.seed_source = seed_source
+        self.tables: dict[str, Table] = {}
+        self.hands: dict[str, Hand] = {}
+
+    # -- helpers ---------------------------------------------------------------------
+    def table(self, table_id: str) -> Table:
+        t = self.tables.get(table_id)
+        if t is None:
+            raise NotFound(f"table {table_id!r} is not open")
+        return t
+
+    def hand(self, hand_id: str) -> Hand:
+        h = self.hands.get(hand_id)
+        if h is None:
+            raise NotFound(f"hand {hand_id!r} is not open at this dealer")
+        return h
+
+    def _sealed(self, signer: Signer, events: list[Event]) -> Batch:
+        b = Batch(events=events)
+        if events:
+            b.seals.append(seal(signer, heads_of(events), self.clock_ms()))
+        return b
+
+    # -- tables and shoes ------------------------------------------------------------
+    def open_table(self, table_id: str, variant: str, client_seed: str = "") -> Batch:
+        if not _ID.match(table_id):
+            raise InvalidInput("table id must be 1-40 characters of A-Z a-z 0-9 _")
+        if table_id in self.tables:
+            raise InvalidInput(f"table {table_id!r} is already open")
+        eng = engine_for(variant)
+        per_hand = bool(eng.config.raw.get("shoe", {}).get("per_hand", True))
+        t = Table(table_id, variant, client_seed or table_id, per_hand)
+        self.tables[table_id] = t
+        if per_hand:
+            return Batch()
+        return self._new_shoe(t)
+
+    def _new_shoe(self, t: Table) -> Batch:
+        cfg = engine_for(t.variant).config
+        t.shoe_count += 1
+        shoe_id = f"{t.table_id}_s{t.shoe_count}"
+        seed_ = self.seed_source()
+        c = fair.Commitment(
+            fair.ALGORITHM, fair.commitment(seed_), t.client_seed, t.shoe_count, cfg.deck
+        )
+        order = fair.shuffle(cfg.deck, seed_, c.client_seed, c.nonce)
+        cut = len(order)
+        shoe_cfg = cfg.raw.get("shoe", {})
+        if "cut_card_from_end" in shoe_cfg:
+            cut = len(order) - int(shoe_cfg["cut_card_from_end"]["value"])
+        w = StreamWriter(shoe_id)
+        w.append(
+            self.dealer,
+            g.SHOE_OPENED,
+            {
+                "table": t.table_id,
+                "variant": t.variant,
+                "shoe_no": t.shoe_count,
+                "algorithm": c.algorithm,
+                "commitment": c.commitment.hex(),
+                "client_seed": c.client_seed,
+                "nonce": c.nonce,
+                "deck": cfg.deck.to_json_dict(),
+                "cut": cut,
+            },
+        )
+        t.shoe = Shoe(shoe_id, t.shoe_count, seed_, c, order, w, cut=cut)
+        b = self._sealed(self.dealer, w.take())
+        b.streams.append(StreamRow(shoe_id, "shoe", t.variant, t.table_id, None, self.clock_ms()))
+        b.secrets.append((shoe_id, seed_))
+        return b
+
+    def _reveal(self, shoe: Shoe) -> Batch:
+        shoe.writer.append(
+            self.dealer,
+            g.SHOE_REVEALED,
+            {
+                "server_seed": shoe.server_seed.hex(),
+                "positions_used": shoe.pos,
+                "hands": shoe.hands,
+            },
+        )
+        shoe.revealed = True
+        return self._sealed(self.dealer, shoe.writer.take())
+
+    def open_shoe(self, table_id: str, client_seed: str | None = None) -> Batch:
+        t = self.table(table_id)
+        if t.hand is not None:
+            raise ActionRejected(f"hand {t.hand.hand_id} is still open at {table_id}")
+        if t.per_hand_shoe:
+            raise InvalidInput(f"{t.variant} commits a new seed every hand; it has no shoe")
+        b = Batch()
+        if t.shoe is not None and not t.shoe.revealed:
+            b.extend(self._reveal(t.shoe))
+        if client_seed is not None:
+            t.client_seed = client_seed
+        b.extend(self._new_shoe(t))
+        return b
+
+    def close_table(self, table_id: str) -> Batch:
+        t = self.table(table_id)
+        if t.hand is not None:
+            raise ActionRejected(f"hand {t.hand.hand_id} is still open at {table_id}")
+        b = Batch()
+        if t.shoe is not None and not t.shoe.revealed:
+            b.extend(self._reveal(t.shoe))
+        del self.tables[table_id]
+        return b
+
+    # -- hands -----------------------------------------------------------------------
+    def open_hand(self, table_id: str, seats: Sequence[Mapping[str, Any]]) -> tuple[str, Batch]:
+        t = self.table(table_id)
+        if t.hand is not None:
+            raise ActionRejected(f"hand {t.hand.hand_id} is still open at {table_id}")
+        b = Batch()
+        if t.per_hand_shoe:
+            b.extend(self._new_shoe(t))
+        else:
+            assert t.shoe is not None
+            if t.shoe.revealed or t.shoe.pos >= t.shoe.cut:
+                if not t.shoe.revealed:
+                    b.extend(self._reveal(t.shoe))
+                b.extend(self._new_shoe(t))
+        shoe = t.shoe
+        assert shoe is not None
+        eng = engine_for(t.variant)
+        t.hand_count += 1
+        shoe.hands += 1
+        hand_id = f"{table_id}_h{t.hand_count}"
+        payload = {
+            "variant": t.variant,
+            "config_version": eng.config.version,
+            "table": table_id,
+            "shoe": shoe.shoe_id,
+            "commitment": shoe.commitment.commitment.hex(),
+            "hand_no": t.hand_count,
+            "shoe_hand_no": shoe.hands,
+            "seats": [
+                {"seat": int(s["seat"]), "player": str(s["player"]), "stack": int(s["stack"])}
+                for s in seats
+            ],
+        }
+        state = eng.open(hand_id, payload)  # validates seats
+        w = StreamWriter(hand_id)
+        w.append(self.dealer, g.HAND_OPENED, payload)
+        hand = Hand(hand_id, table_id, shoe, state, w)
+        hb = self._flush(hand, self.dealer)
+        hb.streams.append(
+            StreamRow(hand_id, "hand", t.variant, table_id, shoe.shoe_id, self.clock_ms())
+        )
+        b.extend(hb)
+        t.hand = hand
+        self.hands[hand_id] = hand
+        return hand_id, b
+
+    def _flush(self, hand: Hand, signer: Signer) -> Batch:
+        events = hand.writer.take()
+        b = self._sealed(signer, events)
+        hand.events += events
+        hand.seals += b.seals
+        return b
+
+    def _append(self, hand: Hand, signer: Signer, type_: str, payload: Mapping[str, Any]) -> None:
+        eng = engine_for(hand.state.variant)
+        eng.verify(hand.state, type_, payload)
+        hand.writer.append(signer, type_, payload)
+        eng.apply(hand.state, type_, payload)
+
+    def place_bets(self, hand_id: str, bets: Iterable[Mapping[str, Any]]) -> Batch:
+        hand = self.hand(hand_id)
+        eng = engine_for(hand.state.variant)
+        items = [
+            {"seat": int(x["seat"]), "spot": str(x["spot"]), "amount": int(x["amount"])}
+            for x in bets
+        ]
+        if not items:
+            raise BetRejected("no bets given", reason="empty")
+        # All-or-nothing: validate the whole list on a scratch replay first.
+        scratch = copy.deepcopy(hand.state)
+        for it in items:
+            eng.step(scratch, g.BET_PLACED, it)
+        for it in items:
+            self._append(hand, self.gateway, g.BET_PLACED, it)
+        return self._flush(hand, self.gateway)
+
+    def act(self, hand_id: str, seat: int, action: str, args: Mapping[str, Any]) -> Batch:
+        hand = self.hand(hand_id)
+        self._append(
+            hand, self.gateway, g.ACTION_TAKEN, {"seat": seat, "action": action, "args": dict(args)}
+        )
+        b = self._flush(hand, self.gateway)
+        b.extend(self._advance(hand))
+        return b
+
+    def close_betting(self, hand_id: str) -> Batch:
+        hand = self.hand(hand_id)
+        self._append(hand, self.dealer, g.BETTING_CLOSED, {})
+        return self._advance(hand)
+
+    def _advance(self, hand: Hand) -> Batch:
+        """Deal what the rules ask for; close the hand when it is over."""
+        eng = engine_for(hand.state.variant)
+        while True:
+            req = eng.next_deal(hand.state)
+            if req is None:
+                break
+            if req.dice:
+                raise RuleViolation("dice games are not dealt by this dealer yet")
+            cards = []
+            for d in req.cards:
+                pos, card = hand.shoe.draw()
+                cards.append({"to": d.to, "card": card, "pos": pos, "up": d.up})
+            self._append(hand, self.dealer, g.CARD_DEALT, {"cards": cards})
+        b = Batch()
+        if eng.is_over(hand.state):
+            self._append(hand, self.dealer, g.HAND_CLOSED, {"positions_used": hand.shoe.pos})
+            b.extend(self._flush(hand, self.dealer))
+            b.closed_hands.append(hand)
+            t = self.tables[hand.table_id]
+            t.hand = None
+            del self.hands[hand.hand_id]
+            if t.per_hand_shoe:
+                b.extend(self._reveal(hand.shoe))
+        elif hand.writer.pending:
+            b.extend(self._flush(hand, self.dealer))
+        return b

@@ -1,0 +1,224 @@
+"""The game-rule interface every game family implements.
+
+A game engine is a pure, deterministic state machine over a hand's events. The dealer
+runs it to validate bets and actions and to learn what to deal next; the rule service
+runs it to check a closed hand and emit the outcome; settlement runs it to turn the
+outcome into money; the auditor runs it to reproduce all of that. No I/O, clock or RNG.
+
+The vocabulary of events the engines see (``type`` → payload):
+
+``hand.opened``      ``{variant, config_version, table, shoe, hand_no, shoe_hand_no,
+                      seats: [{seat, player, stack}], params}`` (dealer)
+``bet.placed``       ``{seat, spot, amount}`` (gateway)
+``betting.closed``   ``{}`` (dealer)
+``card.dealt``       ``{cards: [{to, card, pos, up}]}`` (dealer; ``to`` is a target the
+                      engine named, ``pos`` the position in the shoe, ``up`` face up)
+``dice.rolled``      ``{dice: [..], roll: n}`` (dealer)
+``action.taken``     ``{seat, action, args}`` (gateway; bids, plays, claims, hits...)
+``cards.revealed``   ``{to, cards}`` (dealer; face-down cards turned up, e.g. showdown)
+``hand.closed``      ``{positions_used}`` (dealer; nothing more will be dealt)
+``hand.outcome``     engine's :meth:`Engine.outcome` (rules)
+``hand.settled``     settlement record summary (settlement)
+
+Each family names its own targets, spots and actions, and validates them with
+``verify_*``/``can_*`` methods in the style of pokerkit: ``verify`` raises a precise
+:class:`croupier.errors.RuleViolation`, ``can`` answers a bool, ``apply`` does it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from croupier.cards import DeckSpec
+from croupier.errors import ActionRejected, ConfigError, RuleViolation
+from croupier.money import SettlementResult
+
+# Event types
+HAND_OPENED = "hand.opened"
+BET_PLACED = "bet.placed"
+BETTING_CLOSED = "betting.closed"
+CARD_DEALT = "card.dealt"
+DICE_ROLLED = "dice.rolled"
+ACTION_TAKEN = "action.taken"
+CARDS_REVEALED = "cards.revealed"
+HAND_CLOSED = "hand.closed"
+HAND_OUTCOME = "hand.outcome"
+HAND_SETTLED = "hand.settled"
+SHOE_OPENED = "shoe.opened"
+SHOE_REVEALED = "shoe.revealed"
+
+
+@dataclass(frozen=True, slots=True)
+class VariantConfig:
+    """A variant's versioned rules config, loaded from ``seeds/variants/<id>.json``."""
+
+    variant: str
+    version: int
+    family: str
+    deck: DeckSpec
+    raw: Mapping[str, Any]
+
+    @classmethod
+    def from_json_dict(cls, d: Mapping[str, Any]) -> VariantConfig:
+        try:
+            deck = d.get("deck", {})
+            return cls(
+                variant=str(d["variant"]),
+                version=int(d["version"]),
+                family=str(d["family"]),
+                deck=DeckSpec(str(deck.get("base", "cards52")), int(deck.get("copies", 1))),
+                raw=d,
+            )
+        except (KeyError, TypeError, ValueError) as e:
+            raise ConfigError(f"variant config: {e}") from e
+
+    def value(self, *path: str) -> Any:
+        node: Any = self.raw
+        for p in path:
+            if not isinstance(node, Mapping) or p not in node:
+                raise ConfigError(f"{self.variant} config has no {'.'.join(path)}")
+            node = node[p]
+        if isinstance(node, Mapping) and "value" in node:
+            return node["value"]
+        return node
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    seat: int
+    player: str
+    stack: int  # minor units carried into the hand
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """One card the dealer must deal next: to a target, face up or down."""
+
+    to: str
+    up: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class DealRequest:
+    """What the dealer must deal now. ``cards`` are dealt in order from the shoe;
+    ``dice`` asks for that many dice instead."""
+
+    cards: tuple[Deal, ...] = ()
+    dice: int = 0
+
+
+@dataclass
+class HandState:
+    """Fields every family's state has. Families subclass it."""
+
+    variant: str
+    table: str
+    hand_id: str
+    hand_no: int
+    shoe_hand_no: int
+    seats: dict[int, Seat]
+    phase: str = "betting"
+    closed: bool = False
+    positions: list[int] = field(default_factory=list)
+
+    def seat(self, n: int) -> Seat:
+        s = self.seats.get(n)
+        if s is None:
+            raise RuleViolation(f"seat {n} is not at this hand", reason="unknown_seat")
+        return s
+
+
+S = TypeVar("S", bound=HandState)
+
+
+class Engine(ABC, Generic[S]):
+    """One engine per game family; an instance is bound to one variant's config."""
+
+    family: ClassVar[str]
+
+    def __init__(self, config: VariantConfig) -> None:
+        if config.family != self.family:
+            raise ConfigError(f"{config.variant} is a {config.family} variant, not {self.family}")
+        self.config = config
+
+    @property
+    def variant(self) -> str:
+        return self.config.variant
+
+    # -- lifecycle -------------------------------------------------------------------
+    @abstractmethod
+    def open(self, hand_id: str, payload: Mapping[str, Any]) -> S:
+        """Build the state from a ``hand.opened`` payload (validating it)."""
+
+    def verify(self, state: S, type_: str, payload: Mapping[str, Any]) -> None:
+        """Raise :class:`RuleViolation` unless the event is legal now."""
+        if state.closed:
+            raise ActionRejected(f"hand {state.hand_id} is closed", reason="hand_closed")
+        if type_ == HAND_CLOSED:
+            self.close_check(state)
+            return
+        self.verify_event(state, type_, payload)
+
+    def apply(self, state: S, type_: str, payload: Mapping[str, Any]) -> None:
+        """Apply a verified event to the state."""
+        if type_ == HAND_CLOSED:
+            state.closed = True
+            state.phase = "closed"
+            return
+        self.apply_event(state, type_, payload)
+
+    @abstractmethod
+    def verify_event(self, state: S, type_: str, payload: Mapping[str, Any]) -> None:
+        """Family-specific legality check of a non-closing event."""
+
+    @abstractmethod
+    def apply_event(self, state: S, type_: str, payload: Mapping[str, Any]) -> None:
+        """Family-specific state change of a verified event."""
+
+    @abstractmethod
+    def next_deal(self, state: S) -> DealRequest | None:
+        """What the dealer must deal now, or ``None`` when it must wait or is done."""
+
+    @abstractmethod
+    def is_over(self, state: S) -> bool:
+        """True when nothing more can happen and the hand can be closed."""
+
+    @abstractmethod
+    def outcome(self, state: S) -> dict[str, Any]:
+        """JSON-able outcome of a finished hand (categories, winners, multipliers)."""
+
+    @abstractmethod
+    def settle(self, state: S) -> SettlementResult:
+        """Money for a finished hand, through the settlement kernel."""
+
+    # -- derived ---------------------------------------------------------------------
+    def can(self, state: S, type_: str, payload: Mapping[str, Any]) -> bool:
+        try:
+            self.verify(state, type_, payload)
+        except RuleViolation:
+            return False
+        return True
+
+    def step(self, state: S, type_: str, payload: Mapping[str, Any]) -> None:
+        """verify then apply."""
+        self.verify(state, type_, payload)
+        self.apply(state, type_, payload)
+
+    def replay(self, hand_id: str, events: Sequence[tuple[str, Mapping[str, Any]]]) -> S:
+        """Rebuild a hand's state from its (type, payload) events, checking each one.
+        Events the engine does not own (outcome, settled) are skipped."""
+        if not events or events[0][0] != HAND_OPENED:
+            raise RuleViolation("a hand starts with hand.opened", reason="no_open")
+        state = self.open(hand_id, events[0][1])
+        for type_, payload in events[1:]:
+            if type_ in (HAND_OUTCOME, HAND_SETTLED):
+                continue
+            self.step(state, type_, payload)
+        return state
+
+    def close_check(self, state: S) -> None:
+        if not self.is_over(state):
+            raise ActionRejected("the hand is not over", reason="not_over")

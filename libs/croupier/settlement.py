@@ -1,0 +1,94 @@
+"""From a finished hand to money: the settlement record, the ``hand.settled`` payload and
+the ledger postings. Pure; the settlement service persists what this returns and the
+auditor recomputes it bit for bit.
+
+Accounts: ``player:<id>`` for each player, ``house:<variant>`` for the house bank (the
+counterparty of banked games; it also absorbs truncated fractions), ``rake:<variant>``
+for rake revenue. A hand's postings are the net deltas and sum to exactly zero.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from croupier import canonical
+from croupier.errors import MoneyError
+from croupier.games.base import Engine, HandState
+
+HOUSE = "house"
+
+
+@dataclass(frozen=True, slots=True)
+class HandSettlement:
+    hand_id: str
+    variant: str
+    record: dict[str, Any]  # the settlement kernel's record (steps, deltas, rake)
+    record_bytes: bytes  # canonical JSON of ``record``
+    record_hash: str
+    postings: tuple[tuple[str, int], ...]
+    rake: int
+    staked: int
+    returned: int
+
+    def settled_payload(self) -> dict[str, Any]:
+        return {
+            "record_hash": self.record_hash,
+            "postings": [[a, n] for a, n in self.postings],
+            "rake": self.rake,
+        }
+
+    @property
+    def idempotency_key(self) -> str:
+        return f"settle:{self.hand_id}"
+
+
+def account_for(participant: str, variant: str) -> str:
+    if participant == HOUSE:
+        return f"house:{variant}"
+    return f"player:{participant}"
+
+
+def postings_for(deltas: Mapping[str, int], rake: int, variant: str) -> tuple[tuple[str, int], ...]:
+    lines: dict[str, int] = {}
+    for who, d in deltas.items():
+        acc = account_for(who, variant)
+        lines[acc] = lines.get(acc, 0) + d
+    if rake:
+        lines[f"rake:{variant}"] = lines.get(f"rake:{variant}", 0) + rake
+    out = tuple(sorted((a, n) for a, n in lines.items() if n != 0))
+    if sum(n for _, n in out) != 0:
+        raise MoneyError(f"postings do not balance: {out}")
+    return out
+
+
+def settle_state(engine: Engine[Any], state: HandState) -> HandSettlement:
+    result = engine.settle(state)
+    record = result.to_json_dict()
+    body = canonical.dumps(record)
+    deltas = dict(result.deltas)
+    rake = int(result.total_rake)
+    postings = postings_for(deltas, rake, engine.variant)
+    staked = sum(int(v) for v in record.get("staked", {}).values())
+    returned = sum(int(v) for v in record.get("returned", {}).values())
+    return HandSettlement(
+        hand_id=state.hand_id,
+        variant=engine.variant,
+        record=record,
+        record_bytes=body,
+        record_hash=hashlib.sha256(body).hexdigest(),
+        postings=postings,
+        rake=rake,
+        staked=staked,
+        returned=returned,
+    )
+
+
+def settle_events(
+    engine: Engine[Any], hand_id: str, events: Sequence[tuple[str, Mapping[str, Any]]]
+) -> HandSettlement:
+    state = engine.replay(hand_id, events)
+    engine.close_check(state)
+    return settle_state(engine, state)

@@ -1,0 +1,150 @@
+"""Engines and migrations.
+
+:func:`create_engine` turns a URL into a configured SQLAlchemy engine:
+
+* SQLite (``sqlite:///path``): WAL journal, ``synchronous=NORMAL``, foreign keys on, a
+  busy timeout, and transactions begun by SQLAlchemy rather than by the ``sqlite3``
+  driver, so that SAVEPOINTs and transactional DDL behave. Write transactions start with
+  ``BEGIN IMMEDIATE`` (they take the write lock up front, so a transaction that read
+  first can never fail to upgrade its lock); read transactions with a plain ``BEGIN``.
+* PostgreSQL (``postgresql://``, ``postgres://`` or ``postgresql+psycopg://``): the
+  psycopg 3 driver; an optional ``schema`` puts that schema first on the
+  ``search_path`` (the contract tests migrate each test into its own schema).
+
+:func:`migrate` upgrades a database to the single Alembic head programmatically; the
+repository's ``alembic.ini`` drives the same scripts from the command line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import event
+from sqlalchemy.engine import Connection, Engine
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+DEFAULT_URL = "sqlite:///var/croupier.sqlite"
+BUSY_TIMEOUT_MS = 30_000
+WRITE_OPTION = "croupier_write"
+"""Execution option marking a connection whose next transaction will write."""
+
+_SCHEMA_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+
+
+def normalise_url(url: str) -> str:
+    """Use the psycopg 3 driver for bare PostgreSQL URLs."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def is_sqlite(engine_or_conn: Engine | Connection) -> bool:
+    return engine_or_conn.dialect.name == "sqlite"
+
+
+def create_engine(url: str, *, schema: str | None = None, echo: bool = False) -> Engine:
+    """A configured engine for ``url`` (see the module docstring)."""
+    url = normalise_url(url)
+    parsed = sa.make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if schema is not None:
+            raise ValueError("schema= applies to PostgreSQL only")
+        return _sqlite_engine(parsed, echo=echo)
+    connect_args: dict[str, Any] = {}
+    if schema is not None:
+        if not _SCHEMA_RE.match(schema):
+            raise ValueError(f"bad schema name {schema!r}")
+        connect_args["options"] = f"-c search_path={schema}"
+    return sa.create_engine(parsed, echo=echo, connect_args=connect_args, pool_pre_ping=True)
+
+
+def _sqlite_engine(url: sa.URL, *, echo: bool) -> Engine:
+    database = url.database
+    if database and database != ":memory:" and not database.startswith("file:"):
+        Path(database).parent.mkdir(parents=True, exist_ok=True)
+    engine = sa.create_engine(
+        url, echo=echo, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000}
+    )
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy, not the driver, emit BEGIN (see the SQLAlchemy SQLite docs).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        if conn.get_execution_options().get(WRITE_OPTION):
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        else:
+            conn.exec_driver_sql("BEGIN")
+
+    return engine
+
+
+@contextmanager
+def write_connection(engine: Engine) -> Iterator[Connection]:
+    """A connection inside a write transaction: committed on normal exit, rolled back
+    if the block raises."""
+    with engine.connect() as conn:
+        conn = conn.execution_options(**{WRITE_OPTION: True})
+        with conn.begin():
+            yield conn
+
+
+@contextmanager
+def read_connection(engine: Engine) -> Iterator[Connection]:
+    """A connection inside a read transaction (a consistent snapshot on both backends
+    for the statements of one call)."""
+    with engine.connect() as conn, conn.begin():
+        yield conn
+
+
+def alembic_config(connection: Connection | None = None) -> Config:
+    """An Alembic ``Config`` for the bundled migrations, independent of any ini file."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    if connection is not None:
+        cfg.attributes["connection"] = connection
+    return cfg
+
+
+def migrate(url_or_engine: str | Engine, revision: str = "head") -> None:
+    """Upgrade the database to ``revision`` (default: the single head), in one
+    transaction."""
+    engine = create_engine(url_or_engine) if isinstance(url_or_engine, str) else url_or_engine
+    try:
+        with write_connection(engine) as conn:
+            command.upgrade(alembic_config(conn), revision)
+    finally:
+        if isinstance(url_or_engine, str):
+            engine.dispose()
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The revision the database is at, or ``None`` if it was never migrated."""
+    with read_connection(engine) as conn:
+        rev = MigrationContext.configure(conn).get_current_revision()
+    return rev
+
+
+def head_revisions() -> tuple[str, ...]:
+    """Every head of the migration scripts (the project keeps exactly one)."""
+    return tuple(ScriptDirectory.from_config(alembic_config()).get_heads())

@@ -1,0 +1,194 @@
+"""The SQL schema of the system of record, as SQLAlchemy Core tables on one ``MetaData``.
+
+This module is the single description of the schema: the Alembic environment compares it
+with the database (``alembic check``), and the contract tests assert that a freshly
+migrated database matches it exactly. Migrations themselves spell their DDL out so that
+history never changes when this file does.
+
+Conventions:
+
+* every timestamp is an integer number of milliseconds since the Unix epoch, supplied
+  by the caller (the library never reads a clock);
+* hashes are raw 32-byte SHA-256 digests, payloads and records are canonical JSON bytes
+  stored byte-exact;
+* money is a signed 64-bit integer in minor units;
+* the log tables (``events``, ``seals``, ``seal_heads``) and the money tables
+  (``ledger_transactions``, ``ledger_postings``, ``settlements``) are append-only: the
+  initial migration installs triggers that make the database itself refuse UPDATE and
+  DELETE on them. ``keys`` accepts one kind of UPDATE only: shortening ``valid_to_ms``
+  (revoking a key).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.types import TypeEngine
+
+NAMING_CONVENTION: dict[str, str] = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+ID_LEN = 128
+"""Longest stream, hand, shoe or table id."""
+
+HASH_LEN = 32
+
+
+def _autoinc_bigint() -> TypeEngine[int]:
+    """BIGINT on PostgreSQL; INTEGER on SQLite, where only ``INTEGER PRIMARY KEY`` is the
+    auto-incrementing rowid (SQLite integers are 64-bit either way)."""
+    return BigInteger().with_variant(Integer(), "sqlite")
+
+
+streams = Table(
+    "streams",
+    metadata,
+    Column("stream_id", String(ID_LEN), primary_key=True),
+    Column("kind", String(8), nullable=False),
+    Column("variant", String(64), nullable=False),
+    Column("table_id", String(ID_LEN), nullable=False),
+    Column("shoe_id", String(ID_LEN), nullable=True),
+    Column("opened_at_ms", BigInteger, nullable=False),
+    CheckConstraint("kind IN ('hand', 'shoe')", name="kind"),
+    Index(None, "table_id", "stream_id"),
+    Index(None, "variant"),
+    Index(None, "opened_at_ms"),
+)
+
+events = Table(
+    "events",
+    metadata,
+    Column("global_pos", _autoinc_bigint(), primary_key=True, autoincrement=True),
+    Column("stream_id", String(ID_LEN), ForeignKey("streams.stream_id"), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("type", String(64), nullable=False),
+    Column("producer", String(32), nullable=False),
+    Column("key_id", String(64), nullable=False),
+    Column("prev_hash", LargeBinary(HASH_LEN), nullable=False),
+    Column("hash", LargeBinary(HASH_LEN), nullable=False),
+    Column("payload", LargeBinary, nullable=False),
+    UniqueConstraint("stream_id", "seq"),
+    UniqueConstraint("hash"),
+    CheckConstraint("seq >= 0", name="seq"),
+)
+
+seals = Table(
+    "seals",
+    metadata,
+    Column("seal_id", String(32), primary_key=True),
+    Column("producer", String(32), nullable=False),
+    Column("key_id", String(64), nullable=False),
+    Column("sealed_at_ms", BigInteger, nullable=False),
+    Column("entries", LargeBinary, nullable=False),
+    Column("signature", LargeBinary(64), nullable=False),
+)
+
+seal_heads = Table(
+    "seal_heads",
+    metadata,
+    Column("seal_id", String(32), ForeignKey("seals.seal_id"), primary_key=True),
+    Column("stream_id", String(ID_LEN), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Index(None, "stream_id"),
+)
+
+keys = Table(
+    "keys",
+    metadata,
+    Column("key_id", String(64), primary_key=True),
+    Column("producer", String(32), nullable=False),
+    Column("public_key", LargeBinary(32), nullable=False),
+    Column("valid_from_ms", BigInteger, nullable=False),
+    Column("valid_to_ms", BigInteger, nullable=False),
+)
+
+dealer_secrets = Table(
+    "dealer_secrets",
+    metadata,
+    Column("shoe_id", String(ID_LEN), primary_key=True),
+    Column("server_seed", LargeBinary, nullable=False),
+    Column("created_at_ms", BigInteger, nullable=False),
+)
+
+ledger_transactions = Table(
+    "ledger_transactions",
+    metadata,
+    Column("tx_id", _autoinc_bigint(), primary_key=True, autoincrement=True),
+    Column("idempotency_key", String(200), nullable=False),
+    Column("kind", String(8), nullable=False),
+    Column("hand_id", String(ID_LEN), nullable=False),
+    Column("content_hash", LargeBinary(HASH_LEN), nullable=False),
+    Column(
+        "reverses_tx_id",
+        BigInteger,
+        ForeignKey("ledger_transactions.tx_id"),
+        nullable=True,
+    ),
+    Column("created_at_ms", BigInteger, nullable=False),
+    Column("memo", Text, nullable=False),
+    UniqueConstraint("idempotency_key"),
+    UniqueConstraint("hand_id", "kind"),
+    UniqueConstraint("reverses_tx_id"),
+    CheckConstraint("kind IN ('settle', 'void')", name="kind"),
+    Index(None, "created_at_ms"),
+)
+
+ledger_postings = Table(
+    "ledger_postings",
+    metadata,
+    Column(
+        "tx_id",
+        BigInteger,
+        ForeignKey("ledger_transactions.tx_id"),
+        primary_key=True,
+    ),
+    Column("line", Integer, primary_key=True),
+    Column("account", String(ID_LEN), nullable=False),
+    Column("amount", BigInteger, nullable=False),
+    Index(None, "account"),
+)
+
+settlements = Table(
+    "settlements",
+    metadata,
+    Column("hand_id", String(ID_LEN), primary_key=True),
+    Column("variant", String(64), nullable=False),
+    Column("table_id", String(ID_LEN), nullable=False),
+    Column("tx_id", BigInteger, ForeignKey("ledger_transactions.tx_id"), nullable=False),
+    Column("record", LargeBinary, nullable=False),
+    Column("record_hash", LargeBinary(HASH_LEN), nullable=False),
+    Column("settled_at_ms", BigInteger, nullable=False),
+    UniqueConstraint("tx_id"),
+    Index(None, "variant", "hand_id"),
+    Index(None, "table_id", "hand_id"),
+    Index(None, "settled_at_ms"),
+)
+
+APPEND_ONLY_TABLES: tuple[str, ...] = (
+    "events",
+    "seals",
+    "seal_heads",
+    "ledger_transactions",
+    "ledger_postings",
+    "settlements",
+)
+"""Tables on which the database refuses UPDATE and DELETE (triggers, see migrations)."""

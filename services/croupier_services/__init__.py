@@ -1,0 +1,1 @@
+"""Croupier's thin service processes: dealer (gateway gRPC), rules, settlement, audit."""
