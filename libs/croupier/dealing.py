@@ -167,7 +167,7 @@ class Dealer:
         cut = len(order)
         shoe_cfg = cfg.raw.get("shoe", {})
         if "cut_card_from_end" in shoe_cfg:
-            cut = len(order) - int(shoe_cfg["cut_card_from_end"]["value"])
+            cut = len(order) - int(shoe_cfg["cut_card_from_end"])
         w = StreamWriter(shoe_id)
         w.append(
             self.dealer,

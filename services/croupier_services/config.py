@@ -3,7 +3,7 @@
 | variable | meaning | default |
 |---|---|---|
 | ``CROUPIER_NATS_URL`` | NATS server with JetStream | ``nats://127.0.0.1:4222`` |
-| ``CROUPIER_DATABASE_URL`` | SQLAlchemy URL of the event store | ``sqlite:///var/croupier.sqlite`` |
+| ``CROUPIER_DATABASE_URL`` | SQLAlchemy URL of the store | ``sqlite:///var/croupier.sqlite`` |
 | ``CROUPIER_KEYS_DIR`` | directory of producer key files | ``var/keys`` |
 | ``CROUPIER_GRPC_PORT`` | gRPC port of this service | per service |
 | ``CROUPIER_METRICS_PORT`` | Prometheus port (0: off) | per service |

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import sqlalchemy as sa
 from alembic import command
@@ -29,13 +29,16 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import event
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, Engine, Row
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 DEFAULT_URL = "sqlite:///var/croupier.sqlite"
 BUSY_TIMEOUT_MS = 30_000
 WRITE_OPTION = "croupier_write"
 """Execution option marking a connection whose next transaction will write."""
+
+AnyRow: TypeAlias = "Row[*tuple[Any, ...]]"
+"""A result row of any shape."""
 
 _SCHEMA_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 
@@ -72,9 +75,7 @@ def _sqlite_engine(url: sa.URL, *, echo: bool) -> Engine:
     database = url.database
     if database and database != ":memory:" and not database.startswith("file:"):
         Path(database).parent.mkdir(parents=True, exist_ok=True)
-    engine = sa.create_engine(
-        url, echo=echo, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000}
-    )
+    engine = sa.create_engine(url, echo=echo, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -148,3 +149,25 @@ def current_revision(engine: Engine) -> str | None:
 def head_revisions() -> tuple[str, ...]:
     """Every head of the migration scripts (the project keeps exactly one)."""
     return tuple(ScriptDirectory.from_config(alembic_config()).get_heads())
+
+
+class Database:
+    """Holds an engine and hands out read and write connections; the base of every
+    store facade."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def _read(self) -> AbstractContextManager[Connection]:
+        return read_connection(self.engine)
+
+    def _write(self) -> AbstractContextManager[Connection]:
+        return write_connection(self.engine)
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    def close(self) -> None:
+        """Release the engine's pooled connections."""
+        self.engine.dispose()

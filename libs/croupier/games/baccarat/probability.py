@@ -123,7 +123,10 @@ class OutcomeDistribution:
     def rtp(self, spot: Spot, paytable: Paytable = SEED_PAYTABLE) -> Fraction:
         """Expected return per 1 staked on ``spot`` (1 + expected profit)."""
         expected = sum(
-            (weight * spot_result(spot, outcome, paytable) for outcome, weight in self.weights.items()),
+            (
+                weight * spot_result(spot, outcome, paytable)
+                for outcome, weight in self.weights.items()
+            ),
             start=Fraction(0),
         )
         return 1 + expected / self.denominator

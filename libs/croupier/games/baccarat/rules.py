@@ -66,6 +66,7 @@ from enum import Enum
 from fractions import Fraction
 from typing import Protocol
 
+from croupier.cards import RANKS, SUITS
 from croupier.errors import ConfigError, InvalidInput, NotationError, RuleViolation
 
 __all__ = [
@@ -91,9 +92,6 @@ __all__ = [
     "spot_result",
     "total",
 ]
-
-RANKS = "A23456789TJQK"
-SUITS = "shdc"
 
 _POINTS: Mapping[str, int] = {
     "A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9,
@@ -138,10 +136,14 @@ class Spot(Enum):
     SUPER6 = "super6"
 
 
+_CARD_POINTS: Mapping[str, int] = {
+    rank + suit: value for rank, value in _POINTS.items() for suit in SUITS
+}
+
+
 def card_rank(card: str) -> str:
     """The rank character of a card such as ``"Td"``; :class:`NotationError` if malformed."""
-    if not isinstance(card, str) or len(card) != 2 or card[0] not in RANKS or card[1] not in SUITS:
-        raise NotationError(f"not a card: {card!r} (expected rank {RANKS} + suit {SUITS})")
+    card_point(card)
     return card[0]
 
 
@@ -154,8 +156,13 @@ def point(rank: str) -> int:
 
 
 def card_point(card: str) -> int:
-    """Baccarat point of a card such as ``"9h"``."""
-    return _POINTS[card_rank(card)]
+    """Baccarat point of a card such as ``"9h"``; :class:`NotationError` if malformed."""
+    try:
+        return _CARD_POINTS[card]
+    except (KeyError, TypeError):
+        raise NotationError(
+            f"not a card: {card!r} (expected rank {RANKS} + suit {SUITS})"
+        ) from None
 
 
 def total(cards: Iterable[str]) -> int:
@@ -171,6 +178,10 @@ def _check_total(value: int, what: str) -> None:
 def is_natural(two_card_total: int) -> bool:
     """A two-card total of 8 or 9 is a natural (天生赢家): nobody draws."""
     _check_total(two_card_total, "two-card total")
+    return _is_natural(two_card_total)
+
+
+def _is_natural(two_card_total: int) -> bool:
     return two_card_total >= 8
 
 
@@ -181,6 +192,10 @@ def player_draws(player_total: int) -> bool:
     player, which :func:`next_recipient` checks first.
     """
     _check_total(player_total, "player total")
+    return _player_draws(player_total)
+
+
+def _player_draws(player_total: int) -> bool:
     return player_total <= 5
 
 
@@ -196,6 +211,10 @@ def banker_draws(banker_total: int, player_third: int | None) -> bool:
     _check_total(banker_total, "banker total")
     if player_third is not None:
         _check_total(player_third, "player third-card point")
+    return _banker_draws(banker_total, player_third)
+
+
+def _banker_draws(banker_total: int, player_third: int | None) -> bool:
     if banker_total >= 7:
         return False
     if player_third is None:
@@ -211,9 +230,14 @@ def next_recipient(player_cards: Sequence[str], banker_cards: Sequence[str]) -> 
     docstring; raises :class:`RuleViolation` (reason ``illegal_deal``) if a side holds
     a card it should not have received, :class:`NotationError` for a malformed card.
     """
-    for card in (*player_cards, *banker_cards):
-        card_rank(card)
-    n_player, n_banker = len(player_cards), len(banker_cards)
+    return _next_by_points(
+        [card_point(c) for c in player_cards], [card_point(c) for c in banker_cards]
+    )
+
+
+def _next_by_points(player: Sequence[int], banker: Sequence[int]) -> Side | None:
+    """:func:`next_recipient` on the cards' point values."""
+    n_player, n_banker = len(player), len(banker)
     if n_player < 2 or n_banker < 2:
         if n_player == n_banker:
             return Side.PLAYER
@@ -223,10 +247,10 @@ def next_recipient(player_cards: Sequence[str], banker_cards: Sequence[str]) -> 
             f"initial deal out of order: player {n_player} card(s), banker {n_banker}",
             reason="illegal_deal",
         )
-    player_two = total(player_cards[:2])
-    banker_two = total(banker_cards[:2])
-    natural = is_natural(player_two) or is_natural(banker_two)
-    player_takes = not natural and player_draws(player_two)
+    player_two = (player[0] + player[1]) % 10
+    banker_two = (banker[0] + banker[1]) % 10
+    natural = _is_natural(player_two) or _is_natural(banker_two)
+    player_takes = not natural and _player_draws(player_two)
     if n_player > 2 + player_takes:
         raise RuleViolation(
             f"player may not hold {n_player} cards here (two-card totals "
@@ -235,12 +259,10 @@ def next_recipient(player_cards: Sequence[str], banker_cards: Sequence[str]) -> 
         )
     if player_takes and n_player == 2:
         if n_banker > 2:
-            raise RuleViolation(
-                "banker drew before the player's third card", reason="illegal_deal"
-            )
+            raise RuleViolation("banker drew before the player's third card", reason="illegal_deal")
         return Side.PLAYER
-    third = card_point(player_cards[2]) if player_takes else None
-    banker_takes = not natural and banker_draws(banker_two, third)
+    third = player[2] if player_takes else None
+    banker_takes = not natural and _banker_draws(banker_two, third)
     if n_banker > 2 + banker_takes:
         raise RuleViolation(
             f"banker may not hold {n_banker} cards here (banker two-card total "
@@ -286,23 +308,34 @@ def _winner(player_total: int, banker_total: int) -> Winner:
 
 def evaluate(player_cards: Sequence[str], banker_cards: Sequence[str]) -> Coup:
     """The :class:`Coup` for a complete deal; :class:`RuleViolation` if illegal or unfinished."""
-    if next_recipient(player_cards, banker_cards) is not None:
+    player_points = [card_point(c) for c in player_cards]
+    banker_points = [card_point(c) for c in banker_cards]
+    if _next_by_points(player_points, banker_points) is not None:
         raise RuleViolation(
-            f"coup not complete: player {len(player_cards)} card(s), "
-            f"banker {len(banker_cards)}",
+            f"coup not complete: player {len(player_cards)} card(s), banker {len(banker_cards)}",
             reason="incomplete_coup",
         )
-    player_total = total(player_cards)
-    banker_total = total(banker_cards)
+    return _coup(tuple(player_cards), tuple(banker_cards), player_points, banker_points)
+
+
+def _coup(
+    player_cards: tuple[str, ...],
+    banker_cards: tuple[str, ...],
+    player_points: Sequence[int],
+    banker_points: Sequence[int],
+) -> Coup:
+    player_total = sum(player_points) % 10
+    banker_total = sum(banker_points) % 10
     return Coup(
-        player_cards=tuple(player_cards),
-        banker_cards=tuple(banker_cards),
+        player_cards=player_cards,
+        banker_cards=banker_cards,
         player_total=player_total,
         banker_total=banker_total,
         winner=_winner(player_total, banker_total),
-        natural=is_natural(total(player_cards[:2])) or is_natural(total(banker_cards[:2])),
-        player_pair=card_rank(player_cards[0]) == card_rank(player_cards[1]),
-        banker_pair=card_rank(banker_cards[0]) == card_rank(banker_cards[1]),
+        natural=_is_natural((player_points[0] + player_points[1]) % 10)
+        or _is_natural((banker_points[0] + banker_points[1]) % 10),
+        player_pair=player_cards[0][0] == player_cards[1][0],
+        banker_pair=banker_cards[0][0] == banker_cards[1][0],
         card_count=len(player_cards) + len(banker_cards),
     )
 
@@ -310,15 +343,23 @@ def evaluate(player_cards: Sequence[str], banker_cards: Sequence[str]) -> Coup:
 def deal_coup(next_card: Callable[[], str]) -> Coup:
     """Deal one coup, taking cards from ``next_card`` in the order of the module docstring.
 
-    ``next_card`` is called exactly ``Coup.card_count`` times (4 to 6).
+    ``next_card`` is called exactly ``Coup.card_count`` times (4 to 6); a malformed card
+    raises :class:`NotationError`.
     """
     player: list[str] = []
     banker: list[str] = []
-    while (side := next_recipient(player, banker)) is not None:
+    player_points: list[int] = []
+    banker_points: list[int] = []
+    while (side := _next_by_points(player_points, banker_points)) is not None:
         card = next_card()
-        card_rank(card)
-        (player if side is Side.PLAYER else banker).append(card)
-    return evaluate(player, banker)
+        value = card_point(card)
+        if side is Side.PLAYER:
+            player.append(card)
+            player_points.append(value)
+        else:
+            banker.append(card)
+            banker_points.append(value)
+    return _coup(tuple(player), tuple(banker), player_points, banker_points)
 
 
 class CoupFacts(Protocol):

@@ -11,6 +11,7 @@ transaction. ``target_metadata`` is :data:`croupier.store.schema.metadata`, so
 from __future__ import annotations
 
 import os
+from logging.config import fileConfig
 
 from alembic import context
 from sqlalchemy.engine import Connection
@@ -20,6 +21,9 @@ from croupier.store.schema import metadata
 
 config = context.config
 target_metadata = metadata
+
+if config.config_file_name is not None and "connection" not in config.attributes:
+    fileConfig(config.config_file_name, disable_existing_loggers=False)
 
 
 def _url() -> str:

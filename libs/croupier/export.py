@@ -1,0 +1,135 @@
+"""Hand export files (JSON lines) and unsigned hand scripts.
+
+Export, ``croupier-hand/v1``, one JSON object a line:
+
+- ``{"kind": "header", "format": "croupier-hand/v1", "hand_id", "shoe_id"}``
+- ``{"kind": "key", ...}`` every public key that signed a seal of the hand or its shoe
+- ``{"kind": "event", "log": "hand"|"shoe", ...event}``
+- ``{"kind": "seal", "log": "hand"|"shoe", ...seal}``
+- ``{"kind": "settlement", "record": {...}, "postings": [[account, amount], ...]}``
+
+A hand script (``croupier-script/v1``) is the same events without envelopes, seeds or
+signatures, for what-if and dispute analysis: ``{"format": "croupier-script/v1",
+"variant": ..., "events": [{"type": ..., "payload": {...}}, ...]}`` with cards given
+explicitly. It is replayed through the same engine and settlement code; it proves
+nothing about what was dealt.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from croupier import canonical
+from croupier.audit import StoredSettlement, StreamLog
+from croupier.errors import InvalidInput
+from croupier.events import Event, Seal
+from croupier.signing import KeyRegistry, PublicKeyEntry
+
+FORMAT = "croupier-hand/v1"
+SCRIPT_FORMAT = "croupier-script/v1"
+
+
+@dataclass(frozen=True)
+class HandExport:
+    hand_id: str
+    hand: StreamLog
+    shoe: StreamLog
+    keys: tuple[PublicKeyEntry, ...]
+    settlement: StoredSettlement | None
+
+    def registry(self) -> KeyRegistry:
+        return KeyRegistry(self.keys)
+
+
+def dump(x: HandExport) -> str:
+    lines: list[dict[str, Any]] = [
+        {
+            "kind": "header",
+            "format": FORMAT,
+            "hand_id": x.hand_id,
+            "shoe_id": x.shoe.events[0].stream if x.shoe.events else None,
+        }
+    ]
+    lines += [{"kind": "key", **k.to_json_dict()} for k in x.keys]
+    for log_name, log in (("shoe", x.shoe), ("hand", x.hand)):
+        lines += [{"kind": "event", "log": log_name, **e.to_json_dict()} for e in log.events]
+        lines += [{"kind": "seal", "log": log_name, **s.to_json_dict()} for s in log.seals]
+    if x.settlement is not None:
+        lines.append(
+            {
+                "kind": "settlement",
+                "record": canonical.loads(x.settlement.record_bytes),
+                "postings": [list(p) for p in x.settlement.postings],
+            }
+        )
+    return "".join(json.dumps(d, ensure_ascii=False, sort_keys=True) + "\n" for d in lines)
+
+
+def load(text: str) -> HandExport:
+    hand_id = ""
+    keys: list[PublicKeyEntry] = []
+    logs: dict[str, tuple[list[Event], list[Seal]]] = {"hand": ([], []), "shoe": ([], [])}
+    settlement: StoredSettlement | None = None
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+            kind = d.pop("kind")
+            if kind == "header":
+                if d.get("format") != FORMAT:
+                    raise InvalidInput(f"unknown export format {d.get('format')!r}")
+                hand_id = str(d["hand_id"])
+            elif kind == "key":
+                keys.append(PublicKeyEntry.from_json_dict(d))
+            elif kind == "event":
+                logs[d.pop("log")][0].append(Event.from_json_dict(d))
+            elif kind == "seal":
+                logs[d.pop("log")][1].append(Seal.from_json_dict(d))
+            elif kind == "settlement":
+                settlement = StoredSettlement(
+                    canonical.dumps(d["record"]),
+                    tuple((str(a), int(v)) for a, v in d["postings"]),
+                )
+            else:
+                raise InvalidInput(f"unknown line kind {kind!r}")
+        except (ValueError, KeyError, TypeError) as e:
+            raise InvalidInput(f"line {n}: {e}") from e
+    if not hand_id:
+        raise InvalidInput("export has no header line")
+    return HandExport(
+        hand_id,
+        StreamLog(tuple(logs["hand"][0]), tuple(logs["hand"][1])),
+        StreamLog(tuple(logs["shoe"][0]), tuple(logs["shoe"][1])),
+        tuple(keys),
+        settlement,
+    )
+
+
+@dataclass(frozen=True)
+class HandScript:
+    variant: str
+    hand_id: str
+    events: tuple[tuple[str, Mapping[str, Any]], ...]
+
+
+def load_script(text: str) -> HandScript:
+    try:
+        d = json.loads(text)
+    except ValueError as e:
+        raise InvalidInput(f"hand script is not JSON: {e}") from e
+    if not isinstance(d, dict) or d.get("format") != SCRIPT_FORMAT:
+        raise InvalidInput(f"hand script must be a JSON object with format {SCRIPT_FORMAT!r}")
+    try:
+        evs = tuple((str(e["type"]), dict(e["payload"])) for e in d["events"])
+        return HandScript(str(d["variant"]), str(d.get("hand_id", "script")), evs)
+    except (KeyError, TypeError, ValueError) as e:
+        raise InvalidInput(f"hand script: {e}") from e
+
+
+def keys_for(registry: KeyRegistry, seals: Iterable[Seal]) -> tuple[PublicKeyEntry, ...]:
+    ids = sorted({s.key_id for s in seals})
+    return tuple(registry.get(k) for k in ids)

@@ -1,0 +1,231 @@
+"""The baccarat engine: bets, the deal, the outcome and the settlement of one coup.
+
+Source: ``000_d16ad353ba467b8a.txt``, 百家乐玩法规则介绍 (all five parts). Numbers the
+seed leaves out (spot limits, table limit, cut card) come from ``seeds/variants/
+baccarat.json`` with their ``source`` notes. Drawing and paying live in :mod:`.rules`.
+
+Targets the dealer deals to: ``player`` and ``banker``, one card at a time, face up, in
+the order :func:`.rules.next_recipient` gives. Spots: :class:`.rules.Spot` values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from croupier.cards import parse_card
+from croupier.errors import ActionRejected, BetRejected, ConfigError, RuleViolation
+from croupier.games import base as g
+from croupier.games.baccarat.rules import (
+    Coup,
+    Side,
+    Spot,
+    evaluate,
+    next_recipient,
+    paytable_from_config,
+    spot_result,
+)
+from croupier.games.registry import register_family
+from croupier.money import SettlementResult, Wager, settle_against_house
+
+SPOTS = {s.value: s for s in Spot}
+BIG_SMALL = (Spot.BIG, Spot.SMALL)
+
+
+@dataclass
+class BaccaratState(g.HandState):
+    bets: list[tuple[int, Spot, int]] = field(default_factory=list)
+    staked_by_seat: dict[int, int] = field(default_factory=dict)
+    staked_by_seat_spot: dict[tuple[int, Spot], int] = field(default_factory=dict)
+    total_staked: int = 0
+    player: list[str] = field(default_factory=list)
+    banker: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SpotLimit:
+    min: int
+    max: int
+
+
+@register_family
+class BaccaratEngine(g.Engine[BaccaratState]):
+    family = "baccarat"
+
+    def __init__(self, config: g.VariantConfig) -> None:
+        super().__init__(config)
+        raw = config.raw
+        self.paytable = paytable_from_config(raw)
+        try:
+            self.limits = {
+                Spot(k): SpotLimit(int(v["min"]), int(v["max"])) for k, v in raw["spots"].items()
+            }
+            self.table_limit = int(raw["table_limit"]["max_total_stake"])
+            self.big_small_last_hand = int(raw["no_big_small_after_hand"])
+            self.stake_step = int(raw.get("stake_step", 1))
+        except (KeyError, TypeError, ValueError) as e:
+            raise ConfigError(f"baccarat config: {e}") from e
+
+    # -- lifecycle -------------------------------------------------------------------
+    def open(self, hand_id: str, payload: Mapping[str, Any]) -> BaccaratState:
+        seats: dict[int, g.Seat] = {}
+        players: set[str] = set()
+        for s in payload.get("seats", []):
+            seat = g.Seat(int(s["seat"]), str(s["player"]), int(s["stack"]))
+            if seat.seat in seats:
+                raise RuleViolation(f"seat {seat.seat} given twice", reason="duplicate_seat")
+            if seat.player in players or not seat.player:
+                raise RuleViolation(
+                    f"player {seat.player!r} seated twice or unnamed", reason="duplicate_player"
+                )
+            if seat.stack < 0:
+                raise RuleViolation(f"seat {seat.seat} has a negative stack", reason="bad_stack")
+            seats[seat.seat] = seat
+            players.add(seat.player)
+        return BaccaratState(
+            variant=self.variant,
+            table=str(payload["table"]),
+            hand_id=hand_id,
+            hand_no=int(payload["hand_no"]),
+            shoe_hand_no=int(payload["shoe_hand_no"]),
+            seats=seats,
+        )
+
+    # -- bets --------------------------------------------------------------------------
+    def verify_bet(self, st: BaccaratState, p: Mapping[str, Any]) -> tuple[int, Spot, int]:
+        if st.phase != "betting":
+            raise BetRejected("betting is closed", reason="betting_closed")
+        try:
+            seat_no, spot_name, amount = int(p["seat"]), str(p["spot"]), p["amount"]
+        except (KeyError, TypeError, ValueError) as e:
+            raise BetRejected(f"malformed bet: {e}", reason="malformed") from e
+        seat = st.seat(seat_no)
+        spot = SPOTS.get(spot_name)
+        if spot is None:
+            raise BetRejected(
+                f"unknown spot {spot_name!r}; one of {sorted(SPOTS)}", reason="unknown_spot"
+            )
+        if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
+            raise BetRejected(
+                f"amount must be a positive integer, got {amount!r}", reason="bad_amount"
+            )
+        if amount % self.stake_step:
+            raise BetRejected(
+                f"amount must be a multiple of {self.stake_step}", reason="bad_amount"
+            )
+        if spot in BIG_SMALL and st.shoe_hand_no > self.big_small_last_hand:
+            raise BetRejected(
+                f"{spot.value} is closed after hand {self.big_small_last_hand} of a shoe "
+                f"(this is hand {st.shoe_hand_no})",
+                reason="spot_closed",
+            )
+        lim = self.limits[spot]
+        on_spot = st.staked_by_seat_spot.get((seat_no, spot), 0) + amount
+        if on_spot < lim.min:
+            raise BetRejected(f"{spot.value} minimum is {lim.min}", reason="under_minimum")
+        if on_spot > lim.max:
+            raise BetRejected(f"{spot.value} maximum is {lim.max} per seat", reason="over_limit")
+        if st.staked_by_seat.get(seat_no, 0) + amount > seat.stack:
+            raise BetRejected(
+                f"seat {seat_no} has {seat.stack} and cannot stake more",
+                reason="insufficient_stack",
+            )
+        if st.total_staked + amount > self.table_limit:
+            raise BetRejected(f"table limit {self.table_limit} reached", reason="table_limit")
+        return seat_no, spot, amount
+
+    # -- events ------------------------------------------------------------------------
+    def verify_event(self, st: BaccaratState, type_: str, p: Mapping[str, Any]) -> None:
+        if type_ == g.BET_PLACED:
+            self.verify_bet(st, p)
+        elif type_ == g.BETTING_CLOSED:
+            if st.phase != "betting":
+                raise ActionRejected("betting is already closed", reason="betting_closed")
+        elif type_ == g.CARD_DEALT:
+            self._dealt(st, p, apply=False)
+        else:
+            raise ActionRejected(f"baccarat has no {type_} event", reason="unknown_event")
+
+    def apply_event(self, st: BaccaratState, type_: str, p: Mapping[str, Any]) -> None:
+        if type_ == g.BET_PLACED:
+            seat_no, spot, amount = self.verify_bet(st, p)
+            st.bets.append((seat_no, spot, amount))
+            st.staked_by_seat[seat_no] = st.staked_by_seat.get(seat_no, 0) + amount
+            key = (seat_no, spot)
+            st.staked_by_seat_spot[key] = st.staked_by_seat_spot.get(key, 0) + amount
+            st.total_staked += amount
+        elif type_ == g.BETTING_CLOSED:
+            st.phase = "dealing"
+        elif type_ == g.CARD_DEALT:
+            self._dealt(st, p, apply=True)
+
+    def _dealt(self, st: BaccaratState, p: Mapping[str, Any], *, apply: bool) -> None:
+        if st.phase != "dealing":
+            raise RuleViolation("cards are dealt only after betting closes", reason="not_dealing")
+        player, banker = list(st.player), list(st.banker)
+        cards = p.get("cards")
+        if not isinstance(cards, list) or not cards:
+            raise RuleViolation("card.dealt needs a non-empty cards list", reason="malformed")
+        for c in cards:
+            want = next_recipient(player, banker)
+            if want is None:
+                raise RuleViolation("the coup is complete; no more cards", reason="illegal_deal")
+            if c.get("to") != want.value:
+                raise RuleViolation(
+                    f"next card goes to {want.value}, not {c.get('to')!r}", reason="illegal_deal"
+                )
+            if c.get("up") is not True:
+                raise RuleViolation("baccarat cards are dealt face up", reason="illegal_deal")
+            card = parse_card(str(c.get("card")))
+            if card != c.get("card") or card in ("BJ", "RJ"):
+                raise RuleViolation(f"{c.get('card')!r} is not a baccarat card", reason="bad_card")
+            if not isinstance(c.get("pos"), int) or c["pos"] < 0:
+                raise RuleViolation("card position must be an integer >= 0", reason="malformed")
+            (player if want is Side.PLAYER else banker).append(card)
+        if apply:
+            st.player, st.banker = player, banker
+            st.positions += [int(c["pos"]) for c in cards]
+
+    def next_deal(self, st: BaccaratState) -> g.DealRequest | None:
+        if st.phase != "dealing":
+            return None
+        side = next_recipient(st.player, st.banker)
+        if side is None:
+            return None
+        return g.DealRequest(cards=(g.Deal(side.value, True),))
+
+    def is_over(self, st: BaccaratState) -> bool:
+        return st.phase == "dealing" and next_recipient(st.player, st.banker) is None
+
+    # -- results -----------------------------------------------------------------------
+    def coup(self, st: BaccaratState) -> Coup:
+        return evaluate(st.player, st.banker)
+
+    def outcome(self, st: BaccaratState) -> dict[str, Any]:
+        c = self.coup(st)
+        return {
+            "player": list(c.player_cards),
+            "banker": list(c.banker_cards),
+            "player_total": c.player_total,
+            "banker_total": c.banker_total,
+            "winner": c.winner.value,
+            "natural": c.natural,
+            "player_pair": c.player_pair,
+            "banker_pair": c.banker_pair,
+            "cards": c.card_count,
+            "spots": {s.value: _frac(spot_result(s, c, self.paytable)) for s in Spot},
+        }
+
+    def settle(self, st: BaccaratState) -> SettlementResult:
+        c = self.coup(st)
+        wagers = [
+            Wager(st.seats[seat].player, spot.value, amount, spot_result(spot, c, self.paytable))
+            for seat, spot, amount in st.bets
+        ]
+        return settle_against_house(wagers, rake_rate=Fraction(0))
+
+
+def _frac(f: Fraction) -> str:
+    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"

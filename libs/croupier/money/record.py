@@ -1,0 +1,381 @@
+"""The settlement record: one frozen dataclass per step, each naming the rule that caused
+it and the seed section it comes from, and the :class:`SettlementResult` that carries
+them.
+
+:meth:`SettlementResult.to_json_dict` renders the whole record with ``int`` and ``str``
+values only (exact fractions as ``"num/den"``, booleans never), so it can be stored as
+canonical JSON and compared bit for bit by an auditor who reruns the settlement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from fractions import Fraction
+from types import MappingProxyType
+from typing import TypeAlias
+
+from croupier.errors import MoneyError
+from croupier.money.units import fraction_text
+
+JsonValue: TypeAlias = int | str | list["JsonValue"] | dict[str, "JsonValue"]
+JsonDict: TypeAlias = dict[str, JsonValue]
+
+RECORD_VERSION = 1
+"""Bumped whenever the record's shape or any rule's arithmetic changes."""
+
+
+class StepKind(str, Enum):
+    """What a step did, in pipeline order."""
+
+    THEORETICAL = "theoretical"
+    CAP = "cap"
+    LIABILITY = "liability"
+    ROUNDING = "rounding"
+    POTS = "pots"
+    RAKE = "rake"
+
+
+def _nets_json(nets: tuple[tuple[str, Fraction], ...]) -> JsonDict:
+    return {who: fraction_text(v) for who, v in nets}
+
+
+def _ints_json(pairs: tuple[tuple[str, int], ...]) -> JsonDict:
+    return {who: v for who, v in pairs}
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimLine:
+    """One theoretical amount: ``payer`` owes ``payee`` ``base`` x the product of
+    ``factors`` on ``spot``."""
+
+    payer: str
+    payee: str
+    spot: str
+    base: int
+    factors: tuple[Fraction, ...]
+    amount: Fraction
+
+    def to_json_dict(self) -> JsonDict:
+        return {
+            "payer": self.payer,
+            "payee": self.payee,
+            "spot": self.spot,
+            "base": self.base,
+            "factors": [fraction_text(f) for f in self.factors],
+            "amount": fraction_text(self.amount),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PaymentLine:
+    """An exact payment from ``payer`` to ``payee`` (before rounding)."""
+
+    payer: str
+    payee: str
+    spot: str
+    amount: Fraction
+
+    def to_json_dict(self) -> JsonDict:
+        return {
+            "payer": self.payer,
+            "payee": self.payee,
+            "spot": self.spot,
+            "amount": fraction_text(self.amount),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PaidLine:
+    """A payment after rounding: ``exact`` owed, ``paid`` in whole units (``paid`` <=
+    ``exact``; the difference stays with the payer)."""
+
+    payer: str
+    payee: str
+    spot: str
+    exact: Fraction
+    paid: int
+
+    def to_json_dict(self) -> JsonDict:
+        return {
+            "payer": self.payer,
+            "payee": self.payee,
+            "spot": self.spot,
+            "exact": fraction_text(self.exact),
+            "paid": self.paid,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TheoreticalStep:
+    """The amounts the game's formula gives, before any cap or liability."""
+
+    rule: str
+    source: str
+    claims: tuple[ClaimLine, ...]
+    nets: tuple[tuple[str, Fraction], ...]
+    kind: StepKind = StepKind.THEORETICAL
+
+    def to_json_dict(self) -> JsonDict:
+        return {
+            "step": self.kind.value,
+            "rule": self.rule,
+            "source": self.source,
+            "claims": [c.to_json_dict() for c in self.claims],
+            "nets": _nets_json(self.nets),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CapAdjustment:
+    """One claim cut by a cap: its multiple and amount before and after."""
+
+    payer: str
+    payee: str
+    spot: str
+    multiple_before: Fraction
+    multiple_after: Fraction
+    amount_before: Fraction
+    amount_after: Fraction
+
+    def to_json_dict(self) -> JsonDict:
+        return {
+            "payer": self.payer,
+            "payee": self.payee,
+            "spot": self.spot,
+            "multiple_before": fraction_text(self.multiple_before),
+            "multiple_after": fraction_text(self.multiple_after),
+            "amount_before": fraction_text(self.amount_before),
+            "amount_after": fraction_text(self.amount_after),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CapStep:
+    """A cap (封顶) applied to the claims; ``adjustments`` lists the claims it cut."""
+
+    rule: str
+    source: str
+    limit: str
+    adjustments: tuple[CapAdjustment, ...]
+    kind: StepKind = StepKind.CAP
+
+    def to_json_dict(self) -> JsonDict:
+        return {
+            "step": self.kind.value,
+            "rule": self.rule,
+            "source": self.source,
+            "limit": self.limit,
+            "adjustments": [a.to_json_dict() for a in self.adjustments],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class LiabilityStep:
+    """A limited-liability rule: nets before and after, and the payments that result."""
+
+    rule: str
+    source: str
+    before: tuple[tuple[str, Fraction], ...]
+    after: tuple[tuple[str, Fraction], ...]
+    payments: tuple[PaymentLine, ...]
+    changed: tuple[str, ...]
+    note: str = ""
+    kind: StepKind = StepKind.LIABILITY
+
+    def to_json_dict(self) -> JsonDict:
+        return {
+            "step": self.kind.value,
+            "rule": self.rule,
+            "source": self.source,
+            "before": _nets_json(self.before),
+            "after": _nets_json(self.after),
+            "changed": list(self.changed),
+            "payments": [p.to_json_dict() for p in self.payments],
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RoundingStep:
+    """Exact payments brought to whole units, each truncated from its receiver."""
+
+    rule: str
+    source: str
+    unit: int
+    payments: tuple[PaidLine, ...]
+    kept_by_payers: tuple[tuple[str, Fraction], ...]
+    kind: StepKind = StepKind.ROUNDING
+
+    def to_json_dict(self) -> JsonDict:
+        return {
+            "step": self.kind.value,
+            "rule": self.rule,
+            "source": self.source,
+            "unit": self.unit,
+            "payments": [p.to_json_dict() for p in self.payments],
+            "kept_by_payers": _nets_json(self.kept_by_payers),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PotRecord:
+    """One main or side pot: who put what in, who could win it, who did, who got what."""
+
+    index: int
+    amount: int
+    level: int
+    contributions: tuple[tuple[str, int], ...]
+    eligible: tuple[str, ...]
+    winners: tuple[str, ...]
+    shares: tuple[tuple[str, int], ...]
+    odd_units: tuple[str, ...]
+
+    def to_json_dict(self) -> JsonDict:
+        return {
+            "index": self.index,
+            "name": "main" if self.index == 0 else f"side{self.index}",
+            "amount": self.amount,
+            "level": self.level,
+            "contributions": _ints_json(self.contributions),
+            "eligible": list(self.eligible),
+            "winners": list(self.winners),
+            "shares": _ints_json(self.shares),
+            "odd_units": list(self.odd_units),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PotsStep:
+    """Side pots built from contributions and awarded to the best eligible hands."""
+
+    rule: str
+    source: str
+    odd_unit_rule: str
+    contributed: tuple[tuple[str, int], ...]
+    folded: tuple[str, ...]
+    returned: tuple[tuple[str, int], ...]
+    pots: tuple[PotRecord, ...]
+    kind: StepKind = StepKind.POTS
+
+    def to_json_dict(self) -> JsonDict:
+        return {
+            "step": self.kind.value,
+            "rule": self.rule,
+            "source": self.source,
+            "odd_unit_rule": self.odd_unit_rule,
+            "contributed": _ints_json(self.contributed),
+            "folded": list(self.folded),
+            "uncalled_returned": _ints_json(self.returned),
+            "pots": [p.to_json_dict() for p in self.pots],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RakeStep:
+    """Rake on each participant's net profit for the hand, truncated, optionally capped."""
+
+    rule: str
+    source: str
+    rate: Fraction
+    cap: int | None
+    exempt: tuple[str, ...]
+    profits: tuple[tuple[str, int], ...]
+    rakes: tuple[tuple[str, int], ...]
+    kind: StepKind = StepKind.RAKE
+
+    def to_json_dict(self) -> JsonDict:
+        out: JsonDict = {
+            "step": self.kind.value,
+            "rule": self.rule,
+            "source": self.source,
+            "rate": fraction_text(self.rate),
+            "exempt": list(self.exempt),
+            "profits": _ints_json(self.profits),
+            "rakes": _ints_json(self.rakes),
+        }
+        if self.cap is not None:
+            out["cap"] = self.cap
+        return out
+
+
+Step: TypeAlias = (
+    TheoreticalStep | CapStep | LiabilityStep | RoundingStep | PotsStep | RakeStep
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SpotLine:
+    """What one participant won (+) or lost (-) on one spot, before rake."""
+
+    participant: str
+    spot: str
+    amount: int
+
+    def to_json_dict(self) -> JsonDict:
+        return {"participant": self.participant, "spot": self.spot, "amount": self.amount}
+
+
+def _frozen_map(pairs: Mapping[str, int]) -> Mapping[str, int]:
+    return MappingProxyType(dict(pairs))
+
+
+@dataclass(frozen=True)
+class SettlementResult:
+    """A settled hand.
+
+    ``deltas``: each participant's final change in minor units, after rake (the house,
+    where it is the counterparty, is a participant). ``rake``: rake per participant;
+    ``total_rake`` their sum. Invariant, checked on construction: ``sum(deltas) +
+    total_rake == 0``. ``spots``: per participant and spot, the amount won or lost
+    before rake (empty where a net-level liability rule replaced pairwise amounts; the
+    liability step then holds the nets). ``pots``: side pots (poker-style hands only).
+    ``staked`` / ``returned``: stakes put in and gross amounts paid back, per
+    participant (for stake-based games; empty otherwise).
+    """
+
+    hand_id: str
+    participants: tuple[str, ...]
+    deltas: Mapping[str, int]
+    rake: Mapping[str, int]
+    total_rake: int
+    steps: tuple[Step, ...]
+    spots: tuple[SpotLine, ...] = ()
+    pots: tuple[PotRecord, ...] = ()
+    staked: Mapping[str, int] = field(default_factory=lambda: _frozen_map({}))
+    returned: Mapping[str, int] = field(default_factory=lambda: _frozen_map({}))
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "deltas", _frozen_map(self.deltas))
+        object.__setattr__(self, "rake", _frozen_map(self.rake))
+        object.__setattr__(self, "staked", _frozen_map(self.staked))
+        object.__setattr__(self, "returned", _frozen_map(self.returned))
+        if sum(self.deltas.values()) + self.total_rake != 0:
+            raise MoneyError(
+                f"settlement does not balance: deltas sum {sum(self.deltas.values())}, "
+                f"rake {self.total_rake}"
+            )
+        if sum(self.rake.values()) != self.total_rake:
+            raise MoneyError("per-participant rake does not add up to the total rake")
+
+    def delta(self, participant: str) -> int:
+        """The final delta of ``participant`` (0 if absent)."""
+        return self.deltas.get(participant, 0)
+
+    def to_json_dict(self) -> JsonDict:
+        """The record as ``int``/``str``/``list``/``dict`` only; exact fractions are
+        ``"num/den"``. Keys are stable; serialise canonically (sorted keys) to compare."""
+        return {
+            "record_version": RECORD_VERSION,
+            "hand_id": self.hand_id,
+            "participants": list(self.participants),
+            "deltas": {p: self.deltas[p] for p in self.participants},
+            "rake": {p: self.rake[p] for p in self.participants},
+            "total_rake": self.total_rake,
+            "staked": {p: v for p, v in self.staked.items()},
+            "returned": {p: v for p, v in self.returned.items()},
+            "spots": [s.to_json_dict() for s in self.spots],
+            "pots": [p.to_json_dict() for p in self.pots],
+            "steps": [s.to_json_dict() for s in self.steps],
+        }

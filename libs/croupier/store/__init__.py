@@ -1,0 +1,81 @@
+"""The SQL system of record (SQLAlchemy Core; SQLite embedded, PostgreSQL in production).
+
+One :class:`Store` holds the event log (streams, events, seals), the key registry, the
+dealer's secrets, the double-entry ledger and the settlement records. Writes that belong
+together go through :meth:`Store.transaction`, one database transaction per unit of
+work; every write is idempotent, and the log and money tables are append-only, enforced
+by database triggers installed by the Alembic migrations.
+
+Modules:
+
+* :mod:`~croupier.store.schema` — the tables;
+* :mod:`~croupier.store.db` — engines (SQLite pragmas, PostgreSQL via psycopg 3) and
+  :func:`migrate`;
+* :mod:`~croupier.store.events`, :mod:`~croupier.store.ledger`,
+  :mod:`~croupier.store.settlements`, :mod:`~croupier.store.keys`,
+  :mod:`~croupier.store.secrets` — each table group's operations, as functions on a
+  connection plus a facade class;
+* :mod:`~croupier.store.core` — :class:`Store` and :class:`UnitOfWork`.
+
+Timestamps are integer milliseconds supplied by the caller; the store never reads a
+clock.
+"""
+
+from croupier.store.core import Store, UnitOfWork, open_store
+from croupier.store.db import (
+    create_engine,
+    current_revision,
+    head_revisions,
+    migrate,
+    normalise_url,
+)
+from croupier.store.events import AppendResult, EventStore, LogEntry, StreamInfo, StreamKind
+from croupier.store.keys import KeyStore
+from croupier.store.ledger import (
+    ESCROW,
+    Ledger,
+    LedgerRecord,
+    LedgerTx,
+    Posting,
+    RakeTotal,
+    TxKind,
+    check_postings,
+    content_hash,
+    house_account,
+    player_account,
+    rake_account,
+)
+from croupier.store.secrets import SecretStore
+from croupier.store.settlements import Settlement, SettlementStore
+
+__all__ = [
+    "ESCROW",
+    "AppendResult",
+    "EventStore",
+    "KeyStore",
+    "Ledger",
+    "LedgerRecord",
+    "LedgerTx",
+    "LogEntry",
+    "Posting",
+    "RakeTotal",
+    "SecretStore",
+    "Settlement",
+    "SettlementStore",
+    "Store",
+    "StreamInfo",
+    "StreamKind",
+    "TxKind",
+    "UnitOfWork",
+    "check_postings",
+    "content_hash",
+    "create_engine",
+    "current_revision",
+    "head_revisions",
+    "house_account",
+    "migrate",
+    "normalise_url",
+    "open_store",
+    "player_account",
+    "rake_account",
+]

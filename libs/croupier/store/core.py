@@ -1,0 +1,165 @@
+"""The store facade and its unit of work.
+
+:class:`Store` gathers every table's reads and single-operation writes (each of which is
+one database transaction). :meth:`Store.transaction` yields a :class:`UnitOfWork` whose
+writes — events, seals, stream registrations, ledger transactions, settlements, keys,
+secrets — all go into ONE database transaction, committed when the ``with`` block ends
+normally and rolled back if it raises::
+
+    with store.transaction() as uow:
+        uow.append(events, seals=[seal], streams=[info])
+        tx_id = uow.post(ledger_tx, at_ms=now_ms)
+        uow.put_settlement(hand_id, variant, table_id, tx_id, record, now_ms)
+
+Do not call the store's own write methods inside a ``transaction()`` block: they open a
+second transaction, which on SQLite waits for the first one's write lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy.engine import Connection
+
+from croupier.events import Event, Seal
+from croupier.signing import PublicKeyEntry
+from croupier.store import events as _events
+from croupier.store import keys as _keys
+from croupier.store import ledger as _ledger
+from croupier.store import secrets as _secrets
+from croupier.store import settlements as _settlements
+from croupier.store.db import create_engine, migrate
+from croupier.store.events import AppendResult, EventStore, StreamInfo
+from croupier.store.keys import KeyStore
+from croupier.store.ledger import Ledger, LedgerRecord, LedgerTx, TxKind
+from croupier.store.secrets import SecretStore
+from croupier.store.settlements import Settlement, SettlementStore
+
+
+class UnitOfWork:
+    """Writes (and a few reads) inside one open database transaction."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.connection = conn
+
+    # log
+    def append(
+        self,
+        events: Sequence[Event] = (),
+        seals: Sequence[Seal] = (),
+        streams: Sequence[StreamInfo] = (),
+    ) -> AppendResult:
+        return _events.append(self.connection, events, seals, streams)
+
+    def head(self, stream_id: str) -> tuple[int, bytes] | None:
+        return _events.head(self.connection, stream_id)
+
+    def read_stream(self, stream_id: str) -> list[Event]:
+        return _events.read_stream(self.connection, stream_id)
+
+    def stream_info(self, stream_id: str) -> StreamInfo:
+        return _events.stream_info(self.connection, stream_id)
+
+    # ledger
+    def post(self, tx: LedgerTx, at_ms: int) -> int:
+        return _ledger.post(self.connection, tx, at_ms)
+
+    def post_many(self, txs: Sequence[LedgerTx], at_ms: int) -> list[int]:
+        return _ledger.post_many(self.connection, txs, at_ms)
+
+    def void(self, hand_id: str, reason: str, at_ms: int) -> int:
+        return _ledger.void(self.connection, hand_id, reason, at_ms)
+
+    def transaction_for(self, hand_id: str, kind: TxKind = "settle") -> LedgerRecord:
+        return _ledger.transaction_for(self.connection, hand_id, kind)
+
+    # settlements
+    def put_settlement(
+        self,
+        hand_id: str,
+        variant: str,
+        table_id: str,
+        tx_id: int,
+        record: Mapping[str, Any] | bytes,
+        settled_at_ms: int,
+    ) -> Settlement:
+        return _settlements.put_settlement(
+            self.connection, hand_id, variant, table_id, tx_id, record, settled_at_ms
+        )
+
+    def put_settlements(self, items: Sequence[Settlement]) -> int:
+        return _settlements.put_settlements(self.connection, items)
+
+    def settle(
+        self,
+        tx: LedgerTx,
+        variant: str,
+        table_id: str,
+        record: Mapping[str, Any] | bytes,
+        at_ms: int,
+    ) -> Settlement:
+        """Post the hand's ledger transaction and store its settlement record."""
+        tx_id = self.post(tx, at_ms)
+        return self.put_settlement(tx.hand_id, variant, table_id, tx_id, record, at_ms)
+
+    def get_settlement(self, hand_id: str) -> Settlement:
+        return _settlements.get_settlement(self.connection, hand_id)
+
+    # keys and secrets
+    def put_key(self, entry: PublicKeyEntry) -> bool:
+        return _keys.put_key(self.connection, entry)
+
+    def revoke_key(self, key_id: str, valid_to_ms: int) -> PublicKeyEntry:
+        return _keys.revoke_key(self.connection, key_id, valid_to_ms)
+
+    def put_secret(self, shoe_id: str, seed: bytes, at_ms: int) -> bool:
+        return _secrets.put_secret(self.connection, shoe_id, seed, at_ms)
+
+    def get_secret(self, shoe_id: str) -> bytes:
+        return _secrets.get_secret(self.connection, shoe_id)
+
+
+class Store(EventStore, Ledger, SettlementStore, KeyStore, SecretStore):
+    """The system of record: event log, ledger, settlements, keys and dealer secrets."""
+
+    @classmethod
+    def open(cls, url: str, *, upgrade: bool = False, schema: str | None = None) -> Store:
+        """Connect to ``url`` (see :func:`croupier.store.db.create_engine`); with
+        ``upgrade=True`` migrate the database to head first."""
+        engine = create_engine(url, schema=schema)
+        if upgrade:
+            migrate(engine)
+        return cls(engine)
+
+    @contextmanager
+    def transaction(self) -> Iterator[UnitOfWork]:
+        """One database transaction for several writes (see the module docstring)."""
+        with self._write() as conn:
+            yield UnitOfWork(conn)
+
+    def settle(
+        self,
+        tx: LedgerTx,
+        variant: str,
+        table_id: str,
+        record: Mapping[str, Any] | bytes,
+        at_ms: int,
+    ) -> Settlement:
+        """Post a hand's ledger transaction and store its settlement record, atomically."""
+        with self.transaction() as uow:
+            return uow.settle(tx, variant, table_id, record, at_ms)
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_store(url: str, *, upgrade: bool = False) -> Store:
+    return Store.open(url, upgrade=upgrade)
+
+
+__all__ = ["Store", "UnitOfWork", "open_store"]

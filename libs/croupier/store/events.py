@@ -1,0 +1,619 @@
+"""The event log in SQL: streams, events and seals.
+
+A *stream* (one hand or one shoe) must be registered, with its :class:`StreamInfo`,
+before or together with its first event. Appending is:
+
+* **idempotent** — an event identical (same hash and content) to the one stored at its
+  ``(stream, seq)`` is skipped, and so is a seal whose ``seal_id`` is already stored
+  with the same content, and a stream registered again with the same info;
+* **strict** — a different event at an occupied ``(stream, seq)`` or a different seal
+  under a stored ``seal_id`` raises :class:`~croupier.errors.DuplicateEvent`; an event
+  that does not extend its stream's stored head (sequence gap, or ``prev_hash`` not the
+  head's hash) raises :class:`~croupier.errors.ChainError`; an event of an unregistered
+  stream raises :class:`~croupier.errors.NotFound`. In every case nothing of the
+  transaction is written.
+
+The happy path costs one SELECT per call (the registered streams and their heads, for
+all streams of the batch at once) and one batched INSERT per table. Event hashes are not
+recomputed here and seal signatures are not verified: the auditor does that
+(:func:`croupier.events.first_error`); the store guarantees the log is append-only, has
+one event per ``(stream, seq)``, and links each appended event to its stored
+predecessor.
+
+``global_pos`` numbers events in insertion order for :func:`tail`. On PostgreSQL,
+positions are allocated before commit, so a reader tailing close behind concurrent
+writers may see a later position before an earlier one commits; tailers that need
+every event should stay a little behind the head or re-read a small window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from croupier import canonical
+from croupier.errors import ChainError, DuplicateEvent, IdempotencyConflict, InvalidInput, NotFound
+from croupier.events import GENESIS, Event, Seal, SealEntry
+from croupier.store import schema
+from croupier.store.db import AnyRow, Database
+
+StreamKind = Literal["hand", "shoe"]
+STREAM_KINDS: tuple[str, ...] = ("hand", "shoe")
+MAX_SEQ = 2**31 - 1
+CHUNK = 500
+"""Most values bound into one IN (...) list."""
+
+_S = schema.streams
+_E = schema.events
+_SEALS = schema.seals
+_HEADS = schema.seal_heads
+
+
+@dataclass(frozen=True, slots=True)
+class StreamInfo:
+    """What the store knows about a stream besides its events."""
+
+    stream_id: str
+    kind: StreamKind
+    variant: str
+    table_id: str
+    opened_at_ms: int
+    shoe_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in STREAM_KINDS:
+            raise InvalidInput(f"stream kind must be one of {STREAM_KINDS}, not {self.kind!r}")
+        _check_id("stream_id", self.stream_id)
+        _check_id("table_id", self.table_id)
+        _check_text("variant", self.variant, 64)
+        if self.shoe_id is not None:
+            _check_id("shoe_id", self.shoe_id)
+        _check_ms("opened_at_ms", self.opened_at_ms)
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    """How many rows one append wrote (what was already stored is not counted)."""
+
+    events: int = 0
+    seals: int = 0
+    streams: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """An event with its position in the global append order."""
+
+    global_pos: int
+    event: Event
+
+
+@dataclass(slots=True)
+class _StreamState:
+    info: StreamInfo
+    head_seq: int  # -1 when the stream has no event yet
+    head_hash: bytes
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _check_text(name: str, value: object, max_len: int) -> None:
+    if not isinstance(value, str) or not value or len(value) > max_len:
+        raise InvalidInput(f"{name} must be a non-empty string of at most {max_len} characters")
+
+
+def _check_id(name: str, value: object) -> None:
+    _check_text(name, value, schema.ID_LEN)
+
+
+def _check_ms(name: str, value: object) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**63:
+        raise InvalidInput(f"{name} must be a non-negative integer number of milliseconds")
+
+
+def _check_event(e: Event) -> None:
+    if not isinstance(e, Event):
+        raise InvalidInput(f"expected an Event, got {type(e).__name__}")
+    _check_id("event stream", e.stream)
+    if not isinstance(e.seq, int) or isinstance(e.seq, bool) or not 0 <= e.seq <= MAX_SEQ:
+        raise InvalidInput(f"{e.stream}: seq must be an integer in 0..{MAX_SEQ}")
+    _check_text("event type", e.type, 64)
+    _check_text("event producer", e.producer, 32)
+    _check_text("event key_id", e.key_id, 64)
+    if not isinstance(e.hash, bytes) or len(e.hash) != schema.HASH_LEN:
+        raise InvalidInput(f"{e.stream}#{e.seq}: hash must be 32 bytes")
+    if not isinstance(e.prev_hash, bytes) or len(e.prev_hash) != schema.HASH_LEN:
+        raise InvalidInput(f"{e.stream}#{e.seq}: prev_hash must be 32 bytes")
+    if not isinstance(e.payload_bytes, bytes):
+        raise InvalidInput(f"{e.stream}#{e.seq}: payload must be bytes")
+
+
+def _check_seal(s: Seal) -> None:
+    if not isinstance(s, Seal):
+        raise InvalidInput(f"expected a Seal, got {type(s).__name__}")
+    _check_text("seal producer", s.producer, 32)
+    _check_text("seal key_id", s.key_id, 64)
+    _check_ms("sealed_at_ms", s.sealed_at_ms)
+    if not s.entries:
+        raise InvalidInput("a seal needs at least one head")
+    if not isinstance(s.signature, bytes) or len(s.signature) != 64:
+        raise InvalidInput("a seal signature is 64 bytes")
+    for entry in s.entries:
+        _check_id("seal entry stream", entry.stream)
+        if len(entry.hash) != schema.HASH_LEN:
+            raise InvalidInput(f"seal entry {entry.stream}#{entry.seq}: hash must be 32 bytes")
+
+
+# --------------------------------------------------------------------------- row mapping
+
+
+def _chunks(items: Sequence[Any], size: int = CHUNK) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def _event_row(e: Event) -> dict[str, Any]:
+    return {
+        "stream_id": e.stream,
+        "seq": e.seq,
+        "type": e.type,
+        "producer": e.producer,
+        "key_id": e.key_id,
+        "prev_hash": e.prev_hash,
+        "hash": e.hash,
+        "payload": e.payload_bytes,
+    }
+
+
+_EVENT_COLS = (_E.c.stream_id, _E.c.seq, _E.c.type, _E.c.producer, _E.c.key_id)
+_EVENT_COLS_ALL = (*_EVENT_COLS, _E.c.prev_hash, _E.c.hash, _E.c.payload)
+
+
+def _row_event(r: AnyRow) -> Event:
+    return Event(
+        stream=r.stream_id,
+        seq=r.seq,
+        type=r.type,
+        producer=r.producer,
+        key_id=r.key_id,
+        prev_hash=bytes(r.prev_hash),
+        payload_bytes=bytes(r.payload),
+        hash=bytes(r.hash),
+    )
+
+
+def _stream_row(s: StreamInfo) -> dict[str, Any]:
+    return {
+        "stream_id": s.stream_id,
+        "kind": s.kind,
+        "variant": s.variant,
+        "table_id": s.table_id,
+        "shoe_id": s.shoe_id,
+        "opened_at_ms": s.opened_at_ms,
+    }
+
+
+def _row_stream(r: AnyRow) -> StreamInfo:
+    return StreamInfo(
+        stream_id=r.stream_id,
+        kind=r.kind,
+        variant=r.variant,
+        table_id=r.table_id,
+        opened_at_ms=int(r.opened_at_ms),
+        shoe_id=r.shoe_id,
+    )
+
+
+def _entries_bytes(entries: Iterable[SealEntry]) -> bytes:
+    return canonical.dumps([[e.stream, e.seq, e.hash.hex()] for e in entries], check=False)
+
+
+def _seal_row(s: Seal) -> dict[str, Any]:
+    return {
+        "seal_id": s.seal_id,
+        "producer": s.producer,
+        "key_id": s.key_id,
+        "sealed_at_ms": s.sealed_at_ms,
+        "entries": _entries_bytes(s.entries),
+        "signature": s.signature,
+    }
+
+
+def _row_seal(r: AnyRow) -> Seal:
+    raw = canonical.loads(bytes(r.entries))
+    return Seal(
+        producer=r.producer,
+        key_id=r.key_id,
+        sealed_at_ms=int(r.sealed_at_ms),
+        entries=tuple(SealEntry(str(s), int(q), bytes.fromhex(h)) for s, q, h in raw),
+        signature=bytes(r.signature),
+    )
+
+
+# --------------------------------------------------------------------------- writes
+
+
+def _load_states(conn: Connection, ids: Sequence[str]) -> dict[str, _StreamState]:
+    """Registered streams among ``ids`` with their current heads, in one query per
+    chunk of ids."""
+    head = _E.alias("head")
+    inner = _E.alias("inner")
+    max_seq = (
+        sa.select(sa.func.max(inner.c.seq))
+        .where(inner.c.stream_id == _S.c.stream_id)
+        .scalar_subquery()
+    )
+    out: dict[str, _StreamState] = {}
+    for chunk in _chunks(ids):
+        q = (
+            sa.select(_S, head.c.seq.label("head_seq"), head.c.hash.label("head_hash"))
+            .select_from(
+                _S.outerjoin(
+                    head, sa.and_(head.c.stream_id == _S.c.stream_id, head.c.seq == max_seq)
+                )
+            )
+            .where(_S.c.stream_id.in_(chunk))
+        )
+        for r in conn.execute(q):
+            out[r.stream_id] = _StreamState(
+                _row_stream(r),
+                -1 if r.head_seq is None else int(r.head_seq),
+                GENESIS if r.head_hash is None else bytes(r.head_hash),
+            )
+    return out
+
+
+def _stored_events(
+    conn: Connection, keys: Sequence[tuple[str, int]]
+) -> dict[tuple[str, int], Event]:
+    out: dict[tuple[str, int], Event] = {}
+    for chunk in _chunks(keys):
+        q = sa.select(*_EVENT_COLS_ALL).where(sa.tuple_(_E.c.stream_id, _E.c.seq).in_(chunk))
+        for r in conn.execute(q):
+            out[(r.stream_id, r.seq)] = _row_event(r)
+    return out
+
+
+def _plan_streams(
+    streams: Sequence[StreamInfo], states: dict[str, _StreamState]
+) -> list[StreamInfo]:
+    new: dict[str, StreamInfo] = {}
+    for s in streams:
+        if not isinstance(s, StreamInfo):
+            raise InvalidInput(f"expected a StreamInfo, got {type(s).__name__}")
+        known = states[s.stream_id].info if s.stream_id in states else new.get(s.stream_id)
+        if known is None:
+            new[s.stream_id] = s
+        elif known != s:
+            raise IdempotencyConflict(
+                f"stream {s.stream_id} is already registered with other info ({known})"
+            )
+    for s in new.values():
+        states[s.stream_id] = _StreamState(s, -1, GENESIS)
+    return list(new.values())
+
+
+def _plan_events(
+    conn: Connection, events: Sequence[Event], states: dict[str, _StreamState]
+) -> list[Event]:
+    """The events of the batch that are not stored yet, checked against the stored
+    heads; raises when the batch conflicts with the log."""
+    groups: dict[str, list[Event]] = {}
+    for e in events:
+        groups.setdefault(e.stream, []).append(e)
+    to_check: list[Event] = []
+    new: list[Event] = []
+    for stream, group in groups.items():
+        state = states.get(stream)
+        if state is None:
+            raise NotFound(f"stream {stream} is not registered; pass its StreamInfo")
+        if any(group[i].seq >= group[i + 1].seq for i in range(len(group) - 1)):
+            group = _sorted_unique(group)
+        expected, prev = state.head_seq + 1, state.head_hash
+        for e in group:
+            if e.seq <= state.head_seq:
+                to_check.append(e)
+                continue
+            if e.seq != expected:
+                raise ChainError(
+                    f"{stream}#{e.seq}: expected seq {expected} (stored head is {state.head_seq})",
+                    stream=stream,
+                    seq=e.seq,
+                )
+            if e.prev_hash != prev:
+                raise ChainError(
+                    f"{stream}#{e.seq}: previous hash does not match the stored chain",
+                    stream=stream,
+                    seq=e.seq,
+                )
+            new.append(e)
+            expected, prev = e.seq + 1, e.hash
+    if to_check:
+        stored = _stored_events(conn, [(e.stream, e.seq) for e in to_check])
+        for e in to_check:
+            if stored.get((e.stream, e.seq)) != e:
+                raise DuplicateEvent(f"{e.stream}#{e.seq} already holds a different event")
+    return new
+
+
+def _sorted_unique(group: list[Event]) -> list[Event]:
+    by_seq: dict[int, Event] = {}
+    for e in group:
+        other = by_seq.setdefault(e.seq, e)
+        if other != e:
+            raise DuplicateEvent(f"{e.stream}#{e.seq}: two different events in one batch")
+    return [by_seq[k] for k in sorted(by_seq)]
+
+
+def _plan_seals(conn: Connection, seals: Sequence[Seal]) -> list[Seal]:
+    wanted: dict[str, Seal] = {}
+    for s in seals:
+        _check_seal(s)
+        other = wanted.setdefault(s.seal_id, s)
+        if other != s:
+            raise DuplicateEvent(f"seal {s.seal_id}: two different seals in one batch")
+    if not wanted:
+        return []
+    stored: dict[str, Seal] = {}
+    for chunk in _chunks(list(wanted)):
+        for r in conn.execute(sa.select(_SEALS).where(_SEALS.c.seal_id.in_(chunk))):
+            stored[r.seal_id] = _row_seal(r)
+    new: list[Seal] = []
+    for seal_id, s in wanted.items():
+        old = stored.get(seal_id)
+        if old is None:
+            new.append(s)
+        elif old != s:
+            raise DuplicateEvent(f"seal {seal_id} is already stored with other content")
+    return new
+
+
+def append(
+    conn: Connection,
+    events: Sequence[Event] = (),
+    seals: Sequence[Seal] = (),
+    streams: Sequence[StreamInfo] = (),
+) -> AppendResult:
+    """Append events, seals and stream registrations on ``conn`` (inside the caller's
+    transaction). See the module docstring for the rules."""
+    for e in events:
+        _check_event(e)
+    ids = list(dict.fromkeys([*(s.stream_id for s in streams), *(e.stream for e in events)]))
+    for attempt in (0, 1):
+        states = _load_states(conn, ids) if ids else {}
+        new_streams = _plan_streams(streams, states)
+        new_events = _plan_events(conn, events, states)
+        new_seals = _plan_seals(conn, seals)
+        try:
+            with conn.begin_nested():
+                if new_streams:
+                    conn.execute(_S.insert(), [_stream_row(s) for s in new_streams])
+                if new_events:
+                    conn.execute(_E.insert(), [_event_row(e) for e in new_events])
+                if new_seals:
+                    conn.execute(_SEALS.insert(), [_seal_row(s) for s in new_seals])
+                    conn.execute(
+                        _HEADS.insert(),
+                        [
+                            {"seal_id": s.seal_id, "stream_id": stream, "seq": seq}
+                            for s in new_seals
+                            for stream, seq in dict.fromkeys(
+                                (en.stream, en.seq) for en in s.entries
+                            )
+                        ],
+                    )
+        except sa.exc.IntegrityError as exc:
+            # A concurrent writer got there first: re-read and decide once more.
+            if attempt:
+                raise DuplicateEvent(f"append refused by the database: {exc.orig}") from exc
+            continue
+        return AppendResult(len(new_events), len(new_seals), len(new_streams))
+    raise AssertionError("unreachable")
+
+
+# --------------------------------------------------------------------------- reads
+
+
+def read_stream(conn: Connection, stream_id: str) -> list[Event]:
+    q = sa.select(*_EVENT_COLS_ALL).where(_E.c.stream_id == stream_id).order_by(_E.c.seq)
+    return [_row_event(r) for r in conn.execute(q)]
+
+
+def read_streams(conn: Connection, stream_ids: Iterable[str]) -> dict[str, list[Event]]:
+    ids = list(dict.fromkeys(stream_ids))
+    out: dict[str, list[Event]] = {s: [] for s in ids}
+    for chunk in _chunks(ids):
+        q = (
+            sa.select(*_EVENT_COLS_ALL)
+            .where(_E.c.stream_id.in_(chunk))
+            .order_by(_E.c.stream_id, _E.c.seq)
+        )
+        for r in conn.execute(q):
+            out[r.stream_id].append(_row_event(r))
+    return out
+
+
+def head(conn: Connection, stream_id: str) -> tuple[int, bytes] | None:
+    q = (
+        sa.select(_E.c.seq, _E.c.hash)
+        .where(_E.c.stream_id == stream_id)
+        .order_by(_E.c.seq.desc())
+        .limit(1)
+    )
+    r = conn.execute(q).first()
+    return None if r is None else (int(r.seq), bytes(r.hash))
+
+
+def seals_for_streams(conn: Connection, stream_ids: Iterable[str]) -> dict[str, list[Seal]]:
+    """Every seal naming each stream, oldest first (by sealed time, then id)."""
+    ids = list(dict.fromkeys(stream_ids))
+    out: dict[str, list[Seal]] = {s: [] for s in ids}
+    for chunk in _chunks(ids):
+        q = (
+            sa.select(_HEADS.c.stream_id, _SEALS)
+            .distinct()
+            .select_from(_HEADS.join(_SEALS, _SEALS.c.seal_id == _HEADS.c.seal_id))
+            .where(_HEADS.c.stream_id.in_(chunk))
+            .order_by(_HEADS.c.stream_id, _SEALS.c.sealed_at_ms, _SEALS.c.seal_id)
+        )
+        for r in conn.execute(q):
+            out[r.stream_id].append(_row_seal(r))
+    return out
+
+
+def seals_for(conn: Connection, stream_id: str) -> list[Seal]:
+    return seals_for_streams(conn, [stream_id])[stream_id]
+
+
+def get_seal(conn: Connection, seal_id: str) -> Seal:
+    r = conn.execute(sa.select(_SEALS).where(_SEALS.c.seal_id == seal_id)).first()
+    if r is None:
+        raise NotFound(f"no seal {seal_id}")
+    return _row_seal(r)
+
+
+def stream_info(conn: Connection, stream_id: str) -> StreamInfo:
+    r = conn.execute(sa.select(_S).where(_S.c.stream_id == stream_id)).first()
+    if r is None:
+        raise NotFound(f"no stream {stream_id}")
+    return _row_stream(r)
+
+
+def list_streams(
+    conn: Connection,
+    *,
+    kind: StreamKind | None = None,
+    variant: str | None = None,
+    table_id: str | None = None,
+    shoe_id: str | None = None,
+    since_ms: int | None = None,
+    until_ms: int | None = None,
+    after_stream_id: str | None = None,
+    limit: int = 1000,
+) -> list[StreamInfo]:
+    """Streams matching every given filter, ordered by id; ``since_ms``/``until_ms``
+    bound ``opened_at_ms`` as ``since <= t < until``. Page with ``after_stream_id`` set
+    to the last id of the previous page."""
+    q = sa.select(_S).order_by(_S.c.stream_id).limit(max(0, limit))
+    if kind is not None:
+        q = q.where(_S.c.kind == kind)
+    if variant is not None:
+        q = q.where(_S.c.variant == variant)
+    if table_id is not None:
+        q = q.where(_S.c.table_id == table_id)
+    if shoe_id is not None:
+        q = q.where(_S.c.shoe_id == shoe_id)
+    if since_ms is not None:
+        q = q.where(_S.c.opened_at_ms >= since_ms)
+    if until_ms is not None:
+        q = q.where(_S.c.opened_at_ms < until_ms)
+    if after_stream_id is not None:
+        q = q.where(_S.c.stream_id > after_stream_id)
+    return [_row_stream(r) for r in conn.execute(q)]
+
+
+def count_events(conn: Connection, stream_id: str | None = None) -> int:
+    q = sa.select(sa.func.count()).select_from(_E)
+    if stream_id is not None:
+        q = q.where(_E.c.stream_id == stream_id)
+    return int(conn.execute(q).scalar_one())
+
+
+def tail(conn: Connection, after_global_pos: int = 0, limit: int = 1000) -> list[LogEntry]:
+    """Events with ``global_pos > after_global_pos`` in append order (positions start
+    at 1)."""
+    q = (
+        sa.select(_E.c.global_pos, *_EVENT_COLS_ALL)
+        .where(_E.c.global_pos > after_global_pos)
+        .order_by(_E.c.global_pos)
+        .limit(max(0, limit))
+    )
+    return [LogEntry(int(r.global_pos), _row_event(r)) for r in conn.execute(q)]
+
+
+# --------------------------------------------------------------------------- facade
+
+
+class EventStore(Database):
+    """Reads of the event log, and single-operation appends (each its own
+    transaction). Use :meth:`croupier.store.Store.transaction` to append together with
+    ledger or settlement writes."""
+
+    def append(
+        self,
+        events: Sequence[Event] = (),
+        seals: Sequence[Seal] = (),
+        streams: Sequence[StreamInfo] = (),
+    ) -> AppendResult:
+        with self._write() as conn:
+            return append(conn, events, seals, streams)
+
+    def register_streams(self, streams: Sequence[StreamInfo]) -> AppendResult:
+        with self._write() as conn:
+            return append(conn, (), (), streams)
+
+    def read_stream(self, stream_id: str) -> list[Event]:
+        with self._read() as conn:
+            return read_stream(conn, stream_id)
+
+    def read_streams(self, stream_ids: Iterable[str]) -> dict[str, list[Event]]:
+        with self._read() as conn:
+            return read_streams(conn, stream_ids)
+
+    def head(self, stream_id: str) -> tuple[int, bytes] | None:
+        with self._read() as conn:
+            return head(conn, stream_id)
+
+    def seals_for(self, stream_id: str) -> list[Seal]:
+        with self._read() as conn:
+            return seals_for(conn, stream_id)
+
+    def seals_for_streams(self, stream_ids: Iterable[str]) -> dict[str, list[Seal]]:
+        with self._read() as conn:
+            return seals_for_streams(conn, stream_ids)
+
+    def get_seal(self, seal_id: str) -> Seal:
+        with self._read() as conn:
+            return get_seal(conn, seal_id)
+
+    def stream_info(self, stream_id: str) -> StreamInfo:
+        with self._read() as conn:
+            return stream_info(conn, stream_id)
+
+    def list_streams(
+        self,
+        *,
+        kind: StreamKind | None = None,
+        variant: str | None = None,
+        table_id: str | None = None,
+        shoe_id: str | None = None,
+        since_ms: int | None = None,
+        until_ms: int | None = None,
+        after_stream_id: str | None = None,
+        limit: int = 1000,
+    ) -> list[StreamInfo]:
+        with self._read() as conn:
+            return list_streams(
+                conn,
+                kind=kind,
+                variant=variant,
+                table_id=table_id,
+                shoe_id=shoe_id,
+                since_ms=since_ms,
+                until_ms=until_ms,
+                after_stream_id=after_stream_id,
+                limit=limit,
+            )
+
+    def count_events(self, stream_id: str | None = None) -> int:
+        with self._read() as conn:
+            return count_events(conn, stream_id)
+
+    def tail(self, after_global_pos: int = 0, limit: int = 1000) -> list[LogEntry]:
+        with self._read() as conn:
+            return tail(conn, after_global_pos, limit)

@@ -1,0 +1,461 @@
+"""The double-entry ledger.
+
+Money moves only as balanced transactions: a :class:`LedgerTx` is a list of
+:class:`Posting` lines (account, signed amount in minor units) that sum to exactly zero.
+A positive amount credits the account (raises its balance), a negative one debits it.
+Accounts are plain strings by convention:
+
+=====================  ==========================================================
+``player:<id>``        a player's money
+``house:<variant>``    the house's (banker's) result on a variant
+``rake:<variant>``     rake revenue on a variant (what :func:`rake_summary` sums)
+``escrow``             stakes held between bet and settlement
+=====================  ==========================================================
+
+Every transaction belongs to a hand and carries an idempotency key. Posting again under
+a stored key with the same content (same :func:`content_hash`) returns the stored
+transaction id and writes nothing; with different content it raises
+:class:`~croupier.errors.IdempotencyConflict`. A hand has at most one ``settle`` and at
+most one ``void`` transaction (the database enforces it too). A void is a reversing
+transaction: the settle transaction's postings negated, key ``void:<hand_id>``. The
+tables are append-only, so balances are always derived from postings.
+
+An empty or unbalanced transaction, or a non-integer amount, raises
+:class:`~croupier.errors.MoneyError` before the database is touched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from croupier import canonical
+from croupier.errors import IdempotencyConflict, InvalidInput, MoneyError, NotFound
+from croupier.store import schema
+from croupier.store.db import AnyRow, Database
+
+TxKind = Literal["settle", "void"]
+ESCROW = "escrow"
+RAKE_PREFIX = "rake:"
+MAX_AMOUNT = 2**63 - 1
+CONTENT_TAG = b"croupier:ledger:v1\n"
+CHUNK = 400
+
+_TX = schema.ledger_transactions
+_P = schema.ledger_postings
+
+
+def player_account(player_id: str) -> str:
+    return f"player:{player_id}"
+
+
+def house_account(variant: str) -> str:
+    return f"house:{variant}"
+
+
+def rake_account(variant: str) -> str:
+    return f"{RAKE_PREFIX}{variant}"
+
+
+@dataclass(frozen=True, slots=True)
+class Posting:
+    """One line of a transaction: ``amount`` minor units credited to ``account``
+    (negative: debited)."""
+
+    account: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class LedgerTx:
+    """A transaction to post: the money of one hand."""
+
+    idempotency_key: str
+    hand_id: str
+    postings: tuple[Posting, ...]
+    memo: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+    def content_hash(self, kind: TxKind = "settle") -> bytes:
+        return content_hash(kind, self.hand_id, self.postings, self.memo)
+
+
+@dataclass(frozen=True)
+class LedgerRecord:
+    """A stored transaction with its postings."""
+
+    tx_id: int
+    idempotency_key: str
+    kind: TxKind
+    hand_id: str
+    content_hash: bytes
+    reverses_tx_id: int | None
+    created_at_ms: int
+    memo: Mapping[str, Any]
+    postings: tuple[Posting, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RakeTotal:
+    """Rake collected on one variant (its ``rake:<variant>`` account)."""
+
+    account: str
+    variant: str
+    total: int
+
+
+def content_hash(
+    kind: str, hand_id: str, postings: Iterable[Posting], memo: Mapping[str, Any]
+) -> bytes:
+    """SHA-256 over the canonical JSON of what a transaction says (not when)."""
+    body = canonical.dumps(
+        {
+            "hand_id": hand_id,
+            "kind": kind,
+            "memo": dict(memo),
+            "postings": [[p.account, p.amount] for p in postings],
+        }
+    )
+    return hashlib.sha256(CONTENT_TAG + body).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    kind: TxKind
+    key: str
+    hand_id: str
+    postings: tuple[Posting, ...]
+    memo_text: str
+    hash: bytes
+    reverses_tx_id: int | None
+
+
+def check_postings(postings: Sequence[Posting]) -> None:
+    """Raise :class:`MoneyError` unless ``postings`` is a non-empty list of integer
+    amounts summing to zero."""
+    if not postings:
+        raise MoneyError("a ledger transaction needs at least one posting")
+    total = 0
+    for p in postings:
+        if not isinstance(p, Posting):
+            raise MoneyError(f"expected a Posting, got {type(p).__name__}")
+        if not isinstance(p.amount, int) or isinstance(p.amount, bool):
+            raise MoneyError(f"{p.account}: amount {p.amount!r} is not an integer")
+        if not -MAX_AMOUNT <= p.amount <= MAX_AMOUNT:
+            raise MoneyError(f"{p.account}: amount {p.amount} is out of range")
+        if not isinstance(p.account, str) or not p.account or len(p.account) > schema.ID_LEN:
+            raise InvalidInput(f"bad account name {p.account!r}")
+        total += p.amount
+    if total != 0:
+        raise MoneyError(f"postings sum to {total}, not 0")
+
+
+def _pending(kind: TxKind, tx: LedgerTx, reverses_tx_id: int | None = None) -> _Pending:
+    if not isinstance(tx, LedgerTx):
+        raise InvalidInput(f"expected a LedgerTx, got {type(tx).__name__}")
+    postings = tuple(tx.postings)
+    check_postings(postings)
+    if not isinstance(tx.idempotency_key, str) or not 0 < len(tx.idempotency_key) <= 200:
+        raise InvalidInput("idempotency_key must be a string of 1..200 characters")
+    if not isinstance(tx.hand_id, str) or not 0 < len(tx.hand_id) <= schema.ID_LEN:
+        raise InvalidInput(f"hand_id must be a string of 1..{schema.ID_LEN} characters")
+    memo = dict(tx.memo)
+    return _Pending(
+        kind=kind,
+        key=tx.idempotency_key,
+        hand_id=tx.hand_id,
+        postings=postings,
+        memo_text=canonical.dumps(memo).decode(),
+        hash=content_hash(kind, tx.hand_id, postings, memo),
+        reverses_tx_id=reverses_tx_id,
+    )
+
+
+def _chunks(items: Sequence[str]) -> Iterable[Sequence[str]]:
+    for i in range(0, len(items), CHUNK):
+        yield items[i : i + CHUNK]
+
+
+def _insert(conn: Connection, items: Sequence[_Pending], at_ms: int) -> list[int]:
+    """Insert what is new among ``items`` (idempotently) and return every item's id."""
+    if not isinstance(at_ms, int) or isinstance(at_ms, bool) or at_ms < 0:
+        raise InvalidInput("at_ms must be a non-negative integer")
+    unique: dict[str, _Pending] = {}
+    slots: dict[tuple[str, str], str] = {}
+    for p in items:
+        other = unique.setdefault(p.key, p)
+        if other.hash != p.hash:
+            raise IdempotencyConflict(f"idempotency key {p.key!r} used twice with other content")
+        slot = slots.setdefault((p.hand_id, p.kind), p.key)
+        if slot != p.key:
+            raise IdempotencyConflict(
+                f"hand {p.hand_id}: two {p.kind} transactions ({slot!r}, {p.key!r})"
+            )
+    keys = list(unique)
+    hands = list(dict.fromkeys(p.hand_id for p in unique.values()))
+    for attempt in (0, 1):
+        ids: dict[str, int] = {}
+        taken: dict[tuple[str, str], str] = {}
+        for key_chunk in _chunks(keys):
+            q = sa.select(
+                _TX.c.tx_id, _TX.c.idempotency_key, _TX.c.content_hash, _TX.c.hand_id, _TX.c.kind
+            ).where(_TX.c.idempotency_key.in_(key_chunk))
+            for r in conn.execute(q):
+                if bytes(r.content_hash) != unique[r.idempotency_key].hash:
+                    raise IdempotencyConflict(
+                        f"idempotency key {r.idempotency_key!r} is already used by transaction "
+                        f"{r.tx_id} with other content"
+                    )
+                ids[r.idempotency_key] = int(r.tx_id)
+        for hand_chunk in _chunks(hands):
+            hq = sa.select(_TX.c.idempotency_key, _TX.c.hand_id, _TX.c.kind).where(
+                _TX.c.hand_id.in_(hand_chunk)
+            )
+            for hr in conn.execute(hq):
+                taken[(hr.hand_id, hr.kind)] = hr.idempotency_key
+        new = [p for k, p in unique.items() if k not in ids]
+        for p in new:
+            other_key = taken.get((p.hand_id, p.kind))
+            if other_key is not None:
+                raise IdempotencyConflict(
+                    f"hand {p.hand_id} already has a {p.kind} transaction (key {other_key!r})"
+                )
+        if not new:
+            return [ids[p.key] for p in items]
+        rows = [
+            {
+                "idempotency_key": p.key,
+                "kind": p.kind,
+                "hand_id": p.hand_id,
+                "content_hash": p.hash,
+                "reverses_tx_id": p.reverses_tx_id,
+                "created_at_ms": at_ms,
+                "memo": p.memo_text,
+            }
+            for p in new
+        ]
+        try:
+            with conn.begin_nested():
+                stmt = _TX.insert().returning(_TX.c.tx_id, sort_by_parameter_order=True)
+                new_ids = [int(x) for x in conn.execute(stmt, rows).scalars()]
+                conn.execute(
+                    _P.insert(),
+                    [
+                        {"tx_id": tx_id, "line": line, "account": q.account, "amount": q.amount}
+                        for tx_id, p in zip(new_ids, new, strict=True)
+                        for line, q in enumerate(p.postings)
+                    ],
+                )
+        except sa.exc.IntegrityError as exc:
+            if attempt:
+                raise IdempotencyConflict(f"ledger write refused: {exc.orig}") from exc
+            continue
+        ids.update(zip((p.key for p in new), new_ids, strict=True))
+        return [ids[p.key] for p in items]
+    raise AssertionError("unreachable")
+
+
+# --------------------------------------------------------------------------- writes
+
+
+def post_many(conn: Connection, txs: Sequence[LedgerTx], at_ms: int) -> list[int]:
+    """Post settle transactions (idempotently); their ids, in order."""
+    return _insert(conn, [_pending("settle", tx) for tx in txs], at_ms)
+
+
+def post(conn: Connection, tx: LedgerTx, at_ms: int) -> int:
+    return post_many(conn, [tx], at_ms)[0]
+
+
+def void(conn: Connection, hand_id: str, reason: str, at_ms: int) -> int:
+    """Reverse the hand's settle transaction; return the void transaction's id. Voiding
+    an already voided hand returns the existing void (whatever its reason)."""
+    existing = _find(conn, hand_id, "void")
+    if existing is not None:
+        return existing
+    settle = transaction_for(conn, hand_id, "settle")
+    tx = LedgerTx(
+        idempotency_key=f"void:{hand_id}",
+        hand_id=hand_id,
+        postings=tuple(Posting(p.account, -p.amount) for p in settle.postings),
+        memo={"reason": reason, "reverses_tx_id": settle.tx_id},
+    )
+    try:
+        return _insert(conn, [_pending("void", tx, settle.tx_id)], at_ms)[0]
+    except IdempotencyConflict:
+        existing = _find(conn, hand_id, "void")
+        if existing is None:
+            raise
+        return existing
+
+
+# --------------------------------------------------------------------------- reads
+
+
+def _find(conn: Connection, hand_id: str, kind: TxKind) -> int | None:
+    q = sa.select(_TX.c.tx_id).where(_TX.c.hand_id == hand_id, _TX.c.kind == kind)
+    value = conn.execute(q).scalar_one_or_none()
+    return None if value is None else int(value)
+
+
+def _records(conn: Connection, rows: Sequence[AnyRow]) -> list[LedgerRecord]:
+    lines: dict[int, list[Posting]] = {int(r.tx_id): [] for r in rows}
+    ids = list(lines)
+    for i in range(0, len(ids), CHUNK):
+        q = (
+            sa.select(_P.c.tx_id, _P.c.account, _P.c.amount)
+            .where(_P.c.tx_id.in_(ids[i : i + CHUNK]))
+            .order_by(_P.c.tx_id, _P.c.line)
+        )
+        for p in conn.execute(q):
+            lines[int(p.tx_id)].append(Posting(p.account, int(p.amount)))
+    return [
+        LedgerRecord(
+            tx_id=int(r.tx_id),
+            idempotency_key=r.idempotency_key,
+            kind=r.kind,
+            hand_id=r.hand_id,
+            content_hash=bytes(r.content_hash),
+            reverses_tx_id=None if r.reverses_tx_id is None else int(r.reverses_tx_id),
+            created_at_ms=int(r.created_at_ms),
+            memo=canonical.loads(r.memo),
+            postings=tuple(lines[int(r.tx_id)]),
+        )
+        for r in rows
+    ]
+
+
+def get_transaction(conn: Connection, tx_id: int) -> LedgerRecord:
+    r = conn.execute(sa.select(_TX).where(_TX.c.tx_id == tx_id)).first()
+    if r is None:
+        raise NotFound(f"no ledger transaction {tx_id}")
+    return _records(conn, [r])[0]
+
+
+def transaction_for(conn: Connection, hand_id: str, kind: TxKind = "settle") -> LedgerRecord:
+    """The hand's settle (or void) transaction."""
+    r = conn.execute(sa.select(_TX).where(_TX.c.hand_id == hand_id, _TX.c.kind == kind)).first()
+    if r is None:
+        raise NotFound(f"no {kind} transaction for hand {hand_id}")
+    return _records(conn, [r])[0]
+
+
+def transactions_for(conn: Connection, hand_id: str) -> list[LedgerRecord]:
+    """All of the hand's transactions, oldest first (settle, then void if any)."""
+    rows = conn.execute(sa.select(_TX).where(_TX.c.hand_id == hand_id).order_by(_TX.c.tx_id)).all()
+    return _records(conn, rows)
+
+
+def list_transactions(
+    conn: Connection, *, after_tx_id: int = 0, limit: int = 1000
+) -> list[LedgerRecord]:
+    """Transactions in id order, for paging through the whole ledger."""
+    rows = conn.execute(
+        sa.select(_TX).where(_TX.c.tx_id > after_tx_id).order_by(_TX.c.tx_id).limit(max(0, limit))
+    ).all()
+    return _records(conn, rows)
+
+
+def postings(conn: Connection, tx_id: int) -> tuple[Posting, ...]:
+    return get_transaction(conn, tx_id).postings
+
+
+def balance(conn: Connection, account: str) -> int:
+    q = sa.select(sa.func.coalesce(sa.func.sum(_P.c.amount), 0)).where(_P.c.account == account)
+    return int(conn.execute(q).scalar_one())
+
+
+def balances(conn: Connection, prefix: str | None = None) -> dict[str, int]:
+    """Every account's balance, summed from postings (optionally only accounts whose
+    name starts with ``prefix``)."""
+    q = sa.select(_P.c.account, sa.func.sum(_P.c.amount).label("total")).group_by(_P.c.account)
+    if prefix:
+        q = q.where(_P.c.account.startswith(prefix, autoescape=True))
+    return {r.account: int(r.total) for r in conn.execute(q.order_by(_P.c.account))}
+
+
+def rake_summary(
+    conn: Connection,
+    variant: str | None = None,
+    since_ms: int | None = None,
+    until_ms: int | None = None,
+) -> list[RakeTotal]:
+    """Net rake per variant (voids included) over transactions created in
+    ``since_ms <= t < until_ms``, by account."""
+    q = (
+        sa.select(_P.c.account, sa.func.sum(_P.c.amount).label("total"))
+        .select_from(_P.join(_TX, _TX.c.tx_id == _P.c.tx_id))
+        .group_by(_P.c.account)
+        .order_by(_P.c.account)
+    )
+    if variant is not None:
+        q = q.where(_P.c.account == rake_account(variant))
+    else:
+        q = q.where(_P.c.account.startswith(RAKE_PREFIX, autoescape=True))
+    if since_ms is not None:
+        q = q.where(_TX.c.created_at_ms >= since_ms)
+    if until_ms is not None:
+        q = q.where(_TX.c.created_at_ms < until_ms)
+    return [
+        RakeTotal(r.account, r.account[len(RAKE_PREFIX) :], int(r.total)) for r in conn.execute(q)
+    ]
+
+
+# --------------------------------------------------------------------------- facade
+
+
+class Ledger(Database):
+    """Ledger reads, and single-operation writes (each its own transaction)."""
+
+    def post(self, tx: LedgerTx, at_ms: int) -> int:
+        with self._write() as conn:
+            return post(conn, tx, at_ms)
+
+    def post_many(self, txs: Sequence[LedgerTx], at_ms: int) -> list[int]:
+        with self._write() as conn:
+            return post_many(conn, txs, at_ms)
+
+    def void(self, hand_id: str, reason: str, at_ms: int) -> int:
+        with self._write() as conn:
+            return void(conn, hand_id, reason, at_ms)
+
+    def get_transaction(self, tx_id: int) -> LedgerRecord:
+        with self._read() as conn:
+            return get_transaction(conn, tx_id)
+
+    def transaction_for(self, hand_id: str, kind: TxKind = "settle") -> LedgerRecord:
+        with self._read() as conn:
+            return transaction_for(conn, hand_id, kind)
+
+    def transactions_for(self, hand_id: str) -> list[LedgerRecord]:
+        with self._read() as conn:
+            return transactions_for(conn, hand_id)
+
+    def list_transactions(self, *, after_tx_id: int = 0, limit: int = 1000) -> list[LedgerRecord]:
+        with self._read() as conn:
+            return list_transactions(conn, after_tx_id=after_tx_id, limit=limit)
+
+    def postings(self, tx_id: int) -> tuple[Posting, ...]:
+        with self._read() as conn:
+            return postings(conn, tx_id)
+
+    def balance(self, account: str) -> int:
+        with self._read() as conn:
+            return balance(conn, account)
+
+    def balances(self, prefix: str | None = None) -> dict[str, int]:
+        with self._read() as conn:
+            return balances(conn, prefix)
+
+    def rake_summary(
+        self,
+        variant: str | None = None,
+        since_ms: int | None = None,
+        until_ms: int | None = None,
+    ) -> list[RakeTotal]:
+        with self._read() as conn:
+            return rake_summary(conn, variant, since_ms, until_ms)

@@ -1,0 +1,149 @@
+"""The audit service: load a hand, its shoe and its settlement from the store and replay
+them through :func:`croupier.audit.audit_hand`; export hands as JSON lines."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+import grpc
+
+from croupier.audit import AuditReport, StoredSettlement, StreamLog, Verdict, audit_hand
+from croupier.errors import InvalidInput, NotFound
+from croupier.events import SealVerifier
+from croupier.export import HandExport, dump, keys_for
+from croupier.pb.croupier.v1 import audit_pb2, audit_pb2_grpc
+from croupier.signing import KeyRegistry
+from croupier.store import EventStore
+from croupier_services import metrics
+from croupier_services.grpc_util import rpc
+
+_VERDICT = {
+    Verdict.PASS: audit_pb2.AUDIT_VERDICT_PASS,
+    Verdict.FAIL: audit_pb2.AUDIT_VERDICT_FAIL,
+    Verdict.PENDING_REVEAL: audit_pb2.AUDIT_VERDICT_PENDING_REVEAL,
+}
+
+
+def load_hand(store: EventStore, hand_id: str) -> HandExport:
+    events = store.read_stream(hand_id)
+    if not events:
+        raise NotFound(f"no hand {hand_id!r}")
+    shoe_id = str(events[0].payload.get("shoe", ""))
+    shoe_events = store.read_stream(shoe_id) if shoe_id else []
+    hand = StreamLog(tuple(events), tuple(store.seals_for(hand_id)))
+    shoe = StreamLog(tuple(shoe_events), tuple(store.seals_for(shoe_id)) if shoe_id else ())
+    stored: StoredSettlement | None = None
+    try:
+        row = store.get_settlement(hand_id)
+        stored = StoredSettlement(
+            bytes(row.record), tuple((p.account, p.amount) for p in store.postings(row.tx_id))
+        )
+    except NotFound:
+        stored = None
+    registry = store.key_registry()
+    return HandExport(hand_id, hand, shoe, keys_for(registry, hand.seals + shoe.seals), stored)
+
+
+class Auditor:
+    """Audits hands from one store, verifying each seal once across a range."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self.registry: KeyRegistry = store.key_registry()
+        self.verifier = SealVerifier(self.registry)
+
+    def audit(self, hand_id: str) -> AuditReport:
+        x = load_hand(self.store, hand_id)
+        rep = audit_hand(
+            hand_id, x.hand, x.shoe, self.registry, x.settlement, verifier=self.verifier
+        )
+        metrics.AUDIT_HANDS.labels(rep.verdict.value).inc()
+        if rep.verdict is Verdict.FAIL:
+            metrics.AUDIT_MISMATCHES.inc()
+        return rep
+
+    def hand_ids(
+        self,
+        *,
+        table_id: str | None = None,
+        variant: str | None = None,
+        since_ms: int | None = None,
+        until_ms: int | None = None,
+        limit: int | None = None,
+    ) -> Iterator[str]:
+        after: str | None = None
+        left = limit
+        while left is None or left > 0:
+            page = 1000 if left is None else min(1000, left)
+            rows = self.store.list_streams(
+                kind="hand",
+                table_id=table_id,
+                variant=variant,
+                since_ms=since_ms,
+                until_ms=until_ms,
+                after_stream_id=after,
+                limit=page,
+            )
+            if not rows:
+                return
+            for r in rows:
+                yield r.stream_id
+            after = rows[-1].stream_id
+            if left is not None:
+                left -= len(rows)
+            if len(rows) < page:
+                return
+
+
+def report_pb(rep: AuditReport) -> audit_pb2.AuditReport:
+    out = audit_pb2.AuditReport(
+        hand_id=rep.hand_id,
+        ok=rep.ok,
+        verdict=_VERDICT[rep.verdict],
+        first_bad_stream=rep.stream or "",
+        reason=rep.reason,
+        message=rep.message,
+        checks=rep.checks,
+    )
+    if rep.seq is not None:
+        out.first_bad_seq = rep.seq
+    return out
+
+
+class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+
+    @rpc("VerifyHand")
+    async def VerifyHand(
+        self, request: audit_pb2.VerifyHandRequest, context: grpc.aio.ServicerContext
+    ) -> audit_pb2.VerifyHandResponse:
+        if not request.hand_id:
+            raise InvalidInput("hand_id is required")
+        return audit_pb2.VerifyHandResponse(
+            report=report_pb(Auditor(self.store).audit(request.hand_id))
+        )
+
+    async def VerifyRange(
+        self, request: audit_pb2.VerifyRangeRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[audit_pb2.VerifyRangeResponse]:
+        if request.limit < 0:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "limit must be >= 0")
+        a = Auditor(self.store)
+        metrics.GRPC_REQUESTS.labels("VerifyRange", "OK").inc()
+        for hid in a.hand_ids(
+            table_id=request.table_id or None,
+            variant=request.variant or None,
+            since_ms=request.since_ms or None,
+            until_ms=request.until_ms or None,
+            limit=request.limit or None,
+        ):
+            yield audit_pb2.VerifyRangeResponse(report=report_pb(a.audit(hid)))
+
+    @rpc("ExportHand")
+    async def ExportHand(
+        self, request: audit_pb2.ExportHandRequest, context: grpc.aio.ServicerContext
+    ) -> audit_pb2.ExportHandResponse:
+        if not request.hand_id:
+            raise InvalidInput("hand_id is required")
+        return audit_pb2.ExportHandResponse(jsonl=dump(load_hand(self.store, request.hand_id)))

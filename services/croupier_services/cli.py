@@ -1,0 +1,360 @@
+"""``croupier``: the command line of the cluster.
+
+::
+
+    croupier demo [--games V,V] [--hands N] [--tables T] [--players P]
+    croupier serve dealer|rules|settlement|audit|all [--variant V ...]
+    croupier db upgrade | db check
+    croupier keys init [--dir DIR]
+    croupier variants
+    croupier rtp VARIANT
+    croupier rules eval VARIANT ARGS... | rules compare VARIANT A B
+    croupier fair verify --shoe ID | --seed HEX --commitment HEX --client-seed S --nonce N
+                                      --deck cards52x8 --cards POS:CARD,...
+    croupier audit [--hand ID | --table T | --variant V] [--file EXPORT.jsonl]
+    croupier hand export ID [-o FILE]
+    croupier hand replay FILE [--unsigned]
+
+Service commands read ``CROUPIER_*`` environment variables (see ``config.py``).
+Exit codes: 0 success, 1 a check failed (audit, fairness), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from croupier import fair
+from croupier.audit import Verdict, audit_hand
+from croupier.cards import DeckSpec, parse_card
+from croupier.errors import CroupierError, InvalidInput
+from croupier.export import SCRIPT_FORMAT, dump, load, load_script
+from croupier.games import base as g
+from croupier.games.registry import engine as engine_for
+from croupier.games.registry import variants
+from croupier.settlement import settle_state
+from croupier_services.config import Settings
+
+
+def _json(obj: Any) -> None:
+    print(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True))
+
+
+def _store(settings: Settings) -> Any:
+    from croupier_services.runtime import open_store
+
+    return open_store(settings.database_url)
+
+
+# -- serve ---------------------------------------------------------------------------
+def cmd_serve(a: argparse.Namespace) -> int:
+    from croupier_services.runtime import Node
+
+    role = a.role
+    s = Settings.from_env(role if role != "all" else "dealer")
+    logging.basicConfig(level=s.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    roles = ("dealer", "rules", "settlement", "audit") if role == "all" else (role,)
+    node = Node(
+        roles=roles,
+        database_url=s.database_url,
+        keys_dir=s.keys_dir,
+        nats_url=None if a.embedded_nats else s.nats_url,
+        grpc_port=s.grpc_port,
+        metrics_port=s.metrics_port,
+        rule_variants=a.variant or (),
+    )
+
+    async def run() -> None:
+        await node.start()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, node.stop_event.set)
+        print(
+            f"croupier {role}: grpc {node.bound_port or '-'}, metrics "
+            f"{s.metrics_port or '-'}, nats {node.nats_url}",
+            flush=True,
+        )
+        await node.wait()
+        await node.stop()
+
+    asyncio.run(run())
+    return 0
+
+
+# -- demo ----------------------------------------------------------------------------
+def cmd_demo(a: argparse.Namespace) -> int:
+    from croupier_services.demo import main_demo
+
+    games = a.games.split(",") if a.games else variants()
+    return main_demo(games, a.hands, a.tables, a.players, a.seed, a.workdir, a.metrics_port)
+
+
+# -- db / keys -----------------------------------------------------------------------
+def cmd_db(a: argparse.Namespace) -> int:
+    from croupier.store import migrate
+
+    s = Settings.from_env("db")
+    if a.action == "upgrade":
+        migrate(s.database_url)
+        print("database at head")
+    return 0
+
+
+def cmd_keys(a: argparse.Namespace) -> int:
+    from croupier_services.keys import init_keys
+
+    d = Path(a.dir or Settings.from_env("keys").keys_dir)
+    for s in init_keys(d):
+        print(f"{s.producer}: {s.key_id} {s.public_entry().public_key.hex()}")
+    return 0
+
+
+# -- rules / rtp -----------------------------------------------------------------------
+def cmd_variants(a: argparse.Namespace) -> int:
+    for v in variants():
+        e = engine_for(v)
+        print(f"{v}\t{e.family}\tv{e.config.version}")
+    return 0
+
+
+def cmd_rtp(a: argparse.Namespace) -> int:
+    eng = engine_for(a.variant)
+    if eng.family == "baccarat":
+        from croupier.games.baccarat.probability import baccarat_odds, format_odds_table
+
+        print(
+            format_odds_table(
+                baccarat_odds(int(eng.config.raw.get("decks", 8)), eng.paytable),
+                places=a.places,
+            )
+        )
+        return 0
+    raise InvalidInput(f"no RTP calculator for {a.variant} yet")
+
+
+def cmd_rules(a: argparse.Namespace) -> int:
+    eng = engine_for(a.variant)
+    hands = a.hands if a.action == "eval" else [a.a, a.b]
+    _json(
+        eng.describe(
+            a.action, [[parse_card(c) for c in h.replace(",", " ").split()] for h in hands]
+        )
+    )
+    return 0
+
+
+# -- fairness ------------------------------------------------------------------------
+def _deck(text: str) -> DeckSpec:
+    base, _, copies = text.partition("x")
+    return DeckSpec(base, int(copies or 1))
+
+
+def cmd_fair(a: argparse.Namespace) -> int:
+    if a.shoe:
+        st = _store(Settings.from_env("audit"))
+        events = st.read_stream(a.shoe)
+        if not events:
+            raise InvalidInput(f"no shoe {a.shoe!r}")
+        sp = events[0].payload
+        rev = next((e for e in events if e.type == g.SHOE_REVEALED), None)
+        if rev is None:
+            print(f"shoe {a.shoe} is not revealed yet")
+            return 1
+        c = fair.Commitment(
+            sp["algorithm"],
+            bytes.fromhex(sp["commitment"]),
+            sp["client_seed"],
+            int(sp["nonce"]),
+            DeckSpec(sp["deck"]["base"], sp["deck"]["copies"]),
+        )
+        dealt = []
+        for info in st.list_streams(kind="hand", table_id=sp["table"], limit=100_000):
+            if info.shoe_id != a.shoe:
+                continue
+            for e in st.read_stream(info.stream_id):
+                if e.type == g.CARD_DEALT:
+                    dealt += [(int(x["pos"]), str(x["card"])) for x in e.payload["cards"]]
+        seed = bytes.fromhex(rev.payload["server_seed"])
+    else:
+        if not (a.seed and a.commitment and a.deck):
+            raise InvalidInput("give --shoe, or --seed, --commitment, --deck (and --cards)")
+        c = fair.Commitment(
+            fair.ALGORITHM, bytes.fromhex(a.commitment), a.client_seed or "", a.nonce, _deck(a.deck)
+        )
+        seed = bytes.fromhex(a.seed)
+        dealt = []
+        for item in (a.cards or "").replace(" ", ",").split(","):
+            if item:
+                pos, _, card = item.partition(":")
+                dealt.append((int(pos), parse_card(card)))
+    fair.check_positions(dealt)
+    fair.verify_reveal(c, seed, dealt)
+    print(f"OK: seed matches its commitment and all {len(dealt)} dealt cards match ({c.algorithm})")
+    return 0
+
+
+# -- audit / hands -------------------------------------------------------------------
+def cmd_audit(a: argparse.Namespace) -> int:
+    if a.file:
+        x = load(Path(a.file).read_text(encoding="utf-8"))
+        rep = audit_hand(x.hand_id, x.hand, x.shoe, x.registry(), x.settlement)
+        _json(rep.to_json_dict())
+        return 0 if rep.ok else 1
+    from croupier_services.audit import Auditor
+
+    auditor = Auditor(_store(Settings.from_env("audit")))
+    ids = [a.hand] if a.hand else auditor.hand_ids(table_id=a.table, variant=a.variant)
+    counts = {v.value: 0 for v in Verdict}
+    for hid in ids:
+        rep = auditor.audit(hid)
+        counts[rep.verdict.value] += 1
+        if not rep.ok:
+            print(
+                f"FAIL {hid}: first bad event {rep.stream}#{rep.seq}: {rep.reason}: {rep.message}"
+            )
+            return 1
+        if a.hand:
+            _json(rep.to_json_dict())
+    print(f"audit passed: {counts}")
+    return 0
+
+
+def cmd_hand(a: argparse.Namespace) -> int:
+    if a.action == "export":
+        from croupier_services.audit import load_hand
+
+        text = dump(load_hand(_store(Settings.from_env("audit")), a.id))
+        if a.output:
+            Path(a.output).write_text(text, encoding="utf-8")
+        else:
+            sys.stdout.write(text)
+        return 0
+    text = Path(a.id).read_text(encoding="utf-8")
+    if a.unsigned:
+        sc = load_script(text)
+        eng = engine_for(sc.variant)
+        state = eng.replay(sc.hand_id, list(sc.events))
+        if not state.closed:
+            eng.close_check(state)
+            eng.apply(state, g.HAND_CLOSED, {})
+        hs = settle_state(eng, state)
+        _json(
+            {
+                "format": SCRIPT_FORMAT,
+                "hand_id": sc.hand_id,
+                "variant": sc.variant,
+                "signed": False,
+                "outcome": eng.outcome(state),
+                "settlement": hs.record,
+                "postings": [list(p) for p in hs.postings],
+            }
+        )
+        return 0
+    x = load(text)
+    rep = audit_hand(x.hand_id, x.hand, x.shoe, x.registry(), x.settlement)
+    _json(
+        {
+            "hand_id": x.hand_id,
+            "signed": True,
+            "verdict": rep.verdict.value,
+            "outcome": rep.outcome,
+            "settlement": rep.settlement,
+            "audit": rep.to_json_dict()["first_bad"],
+        }
+    )
+    return 0 if rep.ok else 1
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="croupier", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    d = sub.add_parser("demo", help="run the embedded cluster with simulated players")
+    d.add_argument("--games", help="comma-separated variant ids (default: all registered)")
+    d.add_argument("--hands", type=int, default=1000, help="hands per game (default 1000)")
+    d.add_argument("--tables", type=int, default=4)
+    d.add_argument("--players", type=int, default=8)
+    d.add_argument("--seed", type=int, default=1)
+    d.add_argument("--workdir", help="keep the SQLite file and keys here")
+    d.add_argument("--metrics-port", type=int, default=0)
+    d.set_defaults(fn=cmd_demo)
+
+    s = sub.add_parser("serve", help="run one service (or all) against CROUPIER_* settings")
+    s.add_argument("role", choices=["dealer", "rules", "settlement", "audit", "all"])
+    s.add_argument("--variant", action="append", help="rules: serve this variant (repeat)")
+    s.add_argument("--embedded-nats", action="store_true", help="start a nats-server here")
+    s.set_defaults(fn=cmd_serve)
+
+    db = sub.add_parser("db", help="database migrations")
+    db.add_argument("action", choices=["upgrade"])
+    db.set_defaults(fn=cmd_db)
+
+    k = sub.add_parser("keys", help="producer keys")
+    k.add_argument("action", choices=["init"])
+    k.add_argument("--dir")
+    k.set_defaults(fn=cmd_keys)
+
+    v = sub.add_parser("variants", help="list registered variants")
+    v.set_defaults(fn=cmd_variants)
+
+    r = sub.add_parser("rtp", help="exact probabilities and RTP per spot")
+    r.add_argument("variant")
+    r.add_argument("--places", type=int, default=6)
+    r.set_defaults(fn=cmd_rtp)
+
+    ru = sub.add_parser("rules", help="evaluate or compare hands")
+    rs = ru.add_subparsers(dest="action", required=True)
+    ev = rs.add_parser("eval")
+    ev.add_argument("variant")
+    ev.add_argument("hands", nargs="+", help="cards, e.g. 'As Td' (one argument per hand)")
+    cp = rs.add_parser("compare")
+    cp.add_argument("variant")
+    cp.add_argument("a")
+    cp.add_argument("b")
+    ru.set_defaults(fn=cmd_rules)
+
+    f = sub.add_parser("fair", help="provably fair checks")
+    f.add_argument("action", choices=["verify"])
+    f.add_argument("--shoe", help="verify a revealed shoe from the store")
+    f.add_argument("--seed")
+    f.add_argument("--commitment")
+    f.add_argument("--client-seed", default="")
+    f.add_argument("--nonce", type=int, default=0)
+    f.add_argument("--deck", help="e.g. cards52x8")
+    f.add_argument("--cards", help="POS:CARD,... e.g. 0:As,1:Td")
+    f.set_defaults(fn=cmd_fair)
+
+    au = sub.add_parser("audit", help="replay and verify hands")
+    au.add_argument("--hand")
+    au.add_argument("--table")
+    au.add_argument("--variant")
+    au.add_argument("--file", help="an exported hand (JSON lines)")
+    au.set_defaults(fn=cmd_audit)
+
+    h = sub.add_parser("hand", help="export or replay a hand")
+    h.add_argument("action", choices=["export", "replay"])
+    h.add_argument("id", help="hand id (export) or file (replay)")
+    h.add_argument("-o", "--output")
+    h.add_argument("--unsigned", action="store_true", help="replay an unsigned hand script")
+    h.set_defaults(fn=cmd_hand)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        rc: int = args.fn(args)
+        return rc
+    except CroupierError as e:
+        print(f"croupier: {e.reason}: {e.message}", file=sys.stderr)
+        return 1 if not isinstance(e, InvalidInput) else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

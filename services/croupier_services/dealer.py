@@ -1,0 +1,319 @@
+"""The dealer service: the gateway-facing gRPC API over :class:`croupier.dealing.Dealer`.
+
+Every call is one atomic batch: validated by the game's engine, appended to the SQL event
+store (with the batch's seal) and only then acknowledged. A closed hand is published to
+JetStream as one message (all its events and seals) with ``Nats-Msg-Id = hand:<id>``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import deque
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+
+from croupier import canonical
+from croupier.bus import subjects, wire
+from croupier.bus.jetstream import Bus
+from croupier.dealing import Batch, Dealer, Hand
+from croupier.errors import InvalidInput, NotFound
+from croupier.events import Event
+from croupier.games import base as g
+from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
+from croupier.store import EventStore, StreamInfo
+from croupier_services import metrics
+from croupier_services.grpc_util import rpc
+from croupier_services.views import redact, to_pb
+
+log = logging.getLogger("croupier.dealer")
+FEED_HISTORY = 10_000
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+@dataclass
+class TableFeed:
+    """Public events of one table, numbered by a cursor, for StreamTableEvents."""
+
+    history: deque[tuple[int, Event]] = field(default_factory=lambda: deque(maxlen=FEED_HISTORY))
+    cursor: int = 0
+    waiters: set[asyncio.Queue[tuple[int, Event]]] = field(default_factory=set)
+
+    def push(self, e: Event) -> None:
+        self.cursor += 1
+        item = (self.cursor, e)
+        self.history.append(item)
+        for q in self.waiters:
+            q.put_nowait(item)
+
+
+class DealerCore:
+    """Persist-then-publish around the pure dealer; shared by gRPC and in-process drivers."""
+
+    def __init__(self, dealer: Dealer, store: EventStore, bus: Bus | None) -> None:
+        self.dealer = dealer
+        self.store = store
+        self.bus = bus
+        self.lock = asyncio.Lock()
+        self.feeds: dict[str, TableFeed] = {}
+        self.variant_of: dict[str, str] = {}
+
+    def persist(self, b: Batch) -> None:
+        if not b.events:
+            return
+        with self.store.transaction() as tx:
+            for sid, seed in b.secrets:
+                tx.put_secret(sid, seed, self.dealer.clock_ms())
+            tx.append(
+                b.events,
+                b.seals,
+                [
+                    StreamInfo(
+                        r.stream_id, r.kind, r.variant, r.table_id, r.shoe_id, r.opened_at_ms
+                    )
+                    for r in b.streams
+                ],
+            )
+
+    async def commit(self, table_id: str, b: Batch) -> None:
+        """Store the batch, feed the table's watchers, publish closed hands."""
+        self.persist(b)
+        feed = self.feeds.setdefault(table_id, TableFeed())
+        for e in redact_public(b.events):
+            feed.push(e)
+        if b.closed_hands and self.bus is not None:
+            await self.publish_hands(b.closed_hands)
+        for h in b.closed_hands:
+            metrics.HANDS_DEALT.labels(h.state.variant).inc()
+
+    async def publish_hands(self, hands: list[Hand]) -> None:
+        assert self.bus is not None
+        items = []
+        n = 0
+        for h in hands:
+            data = wire.encode("hand", h.events, h.seals)
+            items.append(
+                (subjects.subject("hand", h.state.variant, h.table_id), data, f"hand:{h.hand_id}")
+            )
+            n += len(h.events)
+        await self.bus.publish_many(items)
+        metrics.EVENTS_PUBLISHED.labels("dealer").inc(n)
+
+
+def redact_public(events: list[Event]) -> list[Event]:
+    """Events whose public form is the event itself; face-down cards are withheld from the
+    live feed entirely (a seat sees its own cards through GetHandView)."""
+    out = []
+    for e in events:
+        if e.type == g.CARD_DEALT and not all(c.get("up", True) for c in e.payload["cards"]):
+            continue
+        out.append(e)
+    return out
+
+
+class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
+    def __init__(self, core: DealerCore) -> None:
+        self.core = core
+
+    @property
+    def dealer(self) -> Dealer:
+        return self.core.dealer
+
+    @rpc("OpenTable")
+    async def OpenTable(
+        self, request: gateway_pb2.OpenTableRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.OpenTableResponse:
+        async with self.core.lock:
+            b = self.dealer.open_table(request.table_id, request.variant, request.client_seed)
+            t = self.dealer.table(request.table_id)
+            try:
+                await self.core.commit(t.table_id, b)
+            except Exception:
+                del self.dealer.tables[t.table_id]
+                raise
+            from croupier.games.registry import engine
+
+            cfg = engine(t.variant).config
+            shoe = t.shoe
+            return gateway_pb2.OpenTableResponse(
+                table_id=t.table_id,
+                variant=t.variant,
+                config_version=str(cfg.version),
+                shoe_id=shoe.shoe_id if shoe else "",
+                commitment=shoe.commitment.commitment if shoe else b"",
+                algorithm=shoe.commitment.algorithm if shoe else "",
+            )
+
+    @rpc("OpenShoe")
+    async def OpenShoe(
+        self, request: gateway_pb2.OpenShoeRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.OpenShoeResponse:
+        async with self.core.lock:
+            t = self.dealer.table(request.table_id)
+            prev = t.shoe
+            b = self.dealer.open_shoe(request.table_id, request.client_seed or None)
+            await self.core.commit(t.table_id, b)
+            shoe = t.shoe
+            assert shoe is not None
+            return gateway_pb2.OpenShoeResponse(
+                shoe_id=shoe.shoe_id,
+                commitment=shoe.commitment.commitment,
+                algorithm=shoe.commitment.algorithm,
+                nonce=shoe.commitment.nonce,
+                previous_shoe_id=prev.shoe_id if prev else "",
+                previous_server_seed=prev.server_seed if prev and prev.revealed else b"",
+            )
+
+    @rpc("OpenHand")
+    async def OpenHand(
+        self, request: gateway_pb2.OpenHandRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.OpenHandResponse:
+        seats = [
+            {"seat": s.seat, "player": s.player_id, "stack": s.stack_minor} for s in request.seats
+        ]
+        async with self.core.lock:
+            hand_id, b = self.dealer.open_hand(request.table_id, seats)
+            await self.core.commit(request.table_id, b)
+            h = self.dealer.hand(hand_id)
+            return gateway_pb2.OpenHandResponse(
+                hand_id=hand_id,
+                shoe_id=h.shoe.shoe_id,
+                hand_no=h.state.hand_no,
+                commitment=h.shoe.commitment.commitment,
+            )
+
+    @rpc("PlaceBets")
+    async def PlaceBets(
+        self, request: gateway_pb2.PlaceBetsRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.PlaceBetsResponse:
+        bets = [{"seat": b.seat, "spot": b.spot, "amount": b.amount_minor} for b in request.bets]
+        async with self.core.lock:
+            h = self.dealer.hand(request.hand_id)
+            b = self.dealer.place_bets(request.hand_id, bets)
+            await self.core.commit(h.table_id, b)
+            return gateway_pb2.PlaceBetsResponse(
+                hand_id=request.hand_id, accepted=len(bets), last_seq=b.events[-1].seq
+            )
+
+    @rpc("Act")
+    async def Act(
+        self, request: gateway_pb2.ActRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.ActResponse:
+        try:
+            args = canonical.loads(request.args_json or "{}")
+        except (ValueError, InvalidInput) as e:
+            raise InvalidInput(f"args_json is not valid JSON: {e}") from e
+        if not isinstance(args, dict):
+            raise InvalidInput("args_json must be a JSON object")
+        async with self.core.lock:
+            h = self.dealer.hand(request.hand_id)
+            b = self.dealer.act(request.hand_id, request.seat, request.action, args)
+            await self.core.commit(h.table_id, b)
+            view = self._view(h, request.seat)
+            return gateway_pb2.ActResponse(
+                hand_id=request.hand_id, last_seq=h.writer.next_seq - 1, view=view
+            )
+
+    @rpc("CloseBetting")
+    async def CloseBetting(
+        self, request: gateway_pb2.CloseBettingRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.CloseBettingResponse:
+        async with self.core.lock:
+            h = self.dealer.hand(request.hand_id)
+            b = self.dealer.close_betting(request.hand_id)
+            await self.core.commit(h.table_id, b)
+            return gateway_pb2.CloseBettingResponse(view=self._view(h, None))
+
+    @rpc("GetHandView")
+    async def GetHandView(
+        self, request: gateway_pb2.GetHandViewRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.GetHandViewResponse:
+        seat = request.seat if request.HasField("seat") else None
+        h = self.dealer.hands.get(request.hand_id)
+        if h is not None:
+            return gateway_pb2.GetHandViewResponse(view=self._view(h, seat))
+        events = self.core.store.read_stream(request.hand_id)
+        if not events:
+            raise NotFound(f"no hand {request.hand_id!r}")
+        return gateway_pb2.GetHandViewResponse(view=self._stored_view(events, seat))
+
+    def _view(self, h: Hand, seat: int | None) -> gateway_pb2.HandView:
+        return gateway_pb2.HandView(
+            hand_id=h.hand_id,
+            variant=h.state.variant,
+            table_id=h.table_id,
+            phase=h.state.phase,
+            events=redact(h.events, seat),
+        )
+
+    def _stored_view(self, events: list[Event], seat: int | None) -> gateway_pb2.HandView:
+        opened = events[0].payload
+        outcome = next((e for e in events if e.type == g.HAND_OUTCOME), None)
+        settled = next((e for e in events if e.type == g.HAND_SETTLED), None)
+        closed = any(e.type == g.HAND_CLOSED for e in events)
+        return gateway_pb2.HandView(
+            hand_id=events[0].stream,
+            variant=str(opened["variant"]),
+            table_id=str(opened["table"]),
+            phase="settled" if settled else "closed" if closed else "open",
+            events=redact(events, seat),
+            outcome_json=outcome.payload_bytes.decode() if outcome else "",
+            settled=settled is not None,
+            settlement_json=settled.payload_bytes.decode() if settled else "",
+        )
+
+    async def StreamTableEvents(
+        self, request: gateway_pb2.StreamTableEventsRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[gateway_pb2.StreamTableEventsResponse]:
+        if request.table_id not in self.dealer.tables and request.table_id not in self.core.feeds:
+            await context.abort(
+                grpc.StatusCode.NOT_FOUND, f"table {request.table_id!r} is not open"
+            )
+        feed = self.core.feeds.setdefault(request.table_id, TableFeed())
+        q: asyncio.Queue[tuple[int, Event]] = asyncio.Queue()
+        start = request.WhichOneof("start")
+        after = (
+            feed.cursor
+            if start == "from_now"
+            else (request.after_seq if start == "after_seq" else 0)
+        )
+        for cur, e in list(feed.history):
+            if cur > after:
+                q.put_nowait((cur, e))
+        feed.waiters.add(q)
+        metrics.GRPC_REQUESTS.labels("StreamTableEvents", "OK").inc()
+        try:
+            while True:
+                cur, e = await q.get()
+                if cur <= after:
+                    continue
+                after = cur
+                yield gateway_pb2.StreamTableEventsResponse(event=to_pb(e), cursor=cur)
+        finally:
+            feed.waiters.discard(q)
+
+    @rpc("CloseTable")
+    async def CloseTable(
+        self, request: gateway_pb2.CloseTableRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.CloseTableResponse:
+        async with self.core.lock:
+            t = self.dealer.table(request.table_id)
+            shoe = t.shoe
+            b = self.dealer.close_table(request.table_id)
+            await self.core.commit(request.table_id, b)
+            return gateway_pb2.CloseTableResponse(
+                shoe_id=shoe.shoe_id if shoe else "",
+                server_seed=shoe.server_seed if shoe and shoe.revealed else b"",
+            )
+
+
+def args_json(d: dict[str, Any]) -> str:
+    return json.dumps(d, sort_keys=True)

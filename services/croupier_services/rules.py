@@ -1,0 +1,83 @@
+"""The rule service: for each closed hand of its variants, replay the hand through the
+game's engine (checking every event), append the signed ``hand.outcome`` and pass the
+hand on to settlement. Several instances share each variant's durable consumer."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from croupier.bus import subjects, wire
+from croupier.bus.jetstream import Bus
+from croupier.errors import RuleViolation
+from croupier.events import heads_of, make_event, seal
+from croupier.games import base as g
+from croupier.games.registry import engine as engine_for
+from croupier.signing import Signer
+from croupier.store import EventStore
+from croupier_services.consumer import ConsumerLoop, Work
+
+
+class RulesService:
+    def __init__(self, store: EventStore, bus: Bus, signer: Signer, variants: Sequence[str]):
+        if signer.producer != "rules":
+            raise ValueError("the rule service signs as 'rules'")
+        self.store, self.bus, self.signer = store, bus, signer
+        self.variants = list(variants)
+        for v in self.variants:
+            engine_for(v)  # fail fast on an unknown variant
+
+    def handle(self, m: wire.Message) -> Work:
+        first, last = m.events[0], m.events[-1]
+        if first.type != g.HAND_OPENED:
+            raise RuleViolation("message does not start with hand.opened", reason="no_open")
+        if last.type != g.HAND_CLOSED:
+            raise RuleViolation("hand is not closed", reason="not_closed")
+        variant = str(first.payload["variant"])
+        if variant not in self.variants:
+            raise RuleViolation(f"variant {variant} is not served here", reason="wrong_variant")
+        eng = engine_for(variant)
+        state = eng.replay(first.stream, [(e.type, e.payload) for e in m.events])
+        outcome = eng.outcome(state)
+        ev = make_event(
+            first.stream,
+            last.seq + 1,
+            g.HAND_OUTCOME,
+            self.signer.producer,
+            self.signer.key_id,
+            last.hash,
+            outcome,
+        )
+        table = str(first.payload["table"])
+        return Work(
+            events=[ev],
+            publish=(
+                subjects.subject("outcome", variant, table),
+                "outcome",
+                [*m.events, ev],
+                list(m.seals),
+                f"outcome:{first.stream}",
+            ),
+            extra={"seals": list(m.seals)},
+        )
+
+    def commit(self, tx: Any, works: Sequence[Work]) -> None:
+        events = [e for w in works for e in w.events]
+        s = seal(self.signer, heads_of(events), time.time_ns() // 1_000_000)
+        tx.append(events, [s])
+        for w in works:
+            assert w.publish is not None
+            subj, kind, evs, _, mid = w.publish
+            w.publish = (subj, kind, evs, [*w.extra["seals"], s], mid)
+
+    async def loops(self, batch: int = 256) -> list[ConsumerLoop]:
+        out = []
+        for v in self.variants:
+            c = await self.bus.consumer(
+                f"rules_{subjects.token(v)}", subjects.filter_for("hand", v)
+            )
+            out.append(
+                ConsumerLoop("rules", self.store, self.bus, c, self.handle, self.commit, batch)
+            )
+        return out

@@ -1,0 +1,143 @@
+"""Process wiring: build the store, keys, bus and servers for one service or for the
+whole embedded cluster, and run them until stopped."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+
+from croupier.bus.embedded import EmbeddedNats
+from croupier.bus.jetstream import Bus
+from croupier.dealing import Dealer
+from croupier.games.registry import variants as known_variants
+from croupier.pb.croupier.v1 import audit_pb2_grpc, gateway_pb2_grpc, settlement_pb2_grpc
+from croupier.signing import Signer
+from croupier.store import EventStore, migrate
+from croupier_services import metrics
+from croupier_services.audit import AuditServicer
+from croupier_services.consumer import ConsumerLoop
+from croupier_services.dealer import DealerCore, GatewayServicer
+from croupier_services.grpc_util import add_health_and_reflection
+from croupier_services.keys import init_keys
+from croupier_services.rules import RulesService
+from croupier_services.settlement import SettlementServicer, SettlementWorker
+
+log = logging.getLogger("croupier")
+
+SERVICE_NAMES = {
+    "dealer": "croupier.v1.GatewayService",
+    "settlement": "croupier.v1.SettlementService",
+    "audit": "croupier.v1.AuditService",
+}
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def open_store(url: str) -> EventStore:
+    if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
+        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    migrate(url)
+    return EventStore.from_url(url)
+
+
+def load_signers(store: EventStore, keys_dir: str) -> dict[str, Signer]:
+    signers = {s.producer: s for s in init_keys(Path(keys_dir))}
+    for s in signers.values():
+        store.put_key(s.public_entry())
+    return signers
+
+
+@dataclass
+class Node:
+    """One process: any subset of dealer, rules, settlement, audit."""
+
+    roles: Sequence[str]
+    database_url: str
+    keys_dir: str
+    nats_url: str | None = None  # None: start an embedded nats-server
+    grpc_port: int = 0
+    metrics_port: int = 0
+    rule_variants: Sequence[str] = ()
+    store: EventStore | None = None
+    bus: Bus | None = None
+    nats: EmbeddedNats | None = None
+    server: grpc.aio.Server | None = None
+    core: DealerCore | None = None
+    loops: list[ConsumerLoop] = field(default_factory=list)
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    stop_event: asyncio.Event = field(default_factory=asyncio.Event)
+    bound_port: int = 0
+
+    async def start(self) -> Node:
+        if self.nats_url is None:
+            self.nats = EmbeddedNats().start()
+            self.nats_url = self.nats.url
+        self.store = open_store(self.database_url)
+        signers = load_signers(self.store, self.keys_dir)
+        self.bus = await Bus.connect(self.nats_url, name=f"croupier-{'-'.join(self.roles)}")
+        await self.bus.ensure_stream()
+        served: list[str] = []
+        self.server = grpc.aio.server()
+        if "dealer" in self.roles:
+            self.core = DealerCore(
+                Dealer(signers["dealer"], signers["gateway"], clock_ms=now_ms),
+                self.store,
+                self.bus,
+            )
+            gateway_pb2_grpc.add_GatewayServiceServicer_to_server(
+                GatewayServicer(self.core), self.server
+            )
+            served.append(SERVICE_NAMES["dealer"])
+        if "rules" in self.roles:
+            rv = list(self.rule_variants) or known_variants()
+            self.loops += await RulesService(self.store, self.bus, signers["rules"], rv).loops()
+        if "settlement" in self.roles:
+            self.loops.append(
+                await SettlementWorker(self.store, self.bus, signers["settlement"]).loop()
+            )
+            settlement_pb2_grpc.add_SettlementServiceServicer_to_server(
+                SettlementServicer(self.store), self.server
+            )
+            served.append(SERVICE_NAMES["settlement"])
+        if "audit" in self.roles:
+            audit_pb2_grpc.add_AuditServiceServicer_to_server(
+                AuditServicer(self.store), self.server
+            )
+            served.append(SERVICE_NAMES["audit"])
+        if served:
+            await add_health_and_reflection(self.server, served)
+            self.bound_port = self.server.add_insecure_port(f"0.0.0.0:{self.grpc_port}")
+            await self.server.start()
+        metrics.serve(self.metrics_port)
+        for loop in self.loops:
+            self.tasks.append(asyncio.create_task(loop.run(self.stop_event)))
+        log.info(
+            "started %s (grpc %s, nats %s)", ",".join(self.roles), self.bound_port, self.nats_url
+        )
+        return self
+
+    async def wait(self) -> None:
+        await self.stop_event.wait()
+
+    async def stop(self) -> None:
+        self.stop_event.set()
+        for t in self.tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(t, 5)
+        if self.server is not None:
+            await self.server.stop(1)
+        if self.bus is not None:
+            await self.bus.close()
+        if self.store is not None:
+            self.store.close()
+        if self.nats is not None:
+            self.nats.stop()

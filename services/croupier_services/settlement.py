@@ -1,0 +1,192 @@
+"""The settlement service: for each hand with an outcome, replay it, check the outcome,
+settle it through the money kernel, and write — in one database transaction — the
+signed ``hand.settled`` event, one balanced ledger transaction (idempotent on the hand
+id) and the settlement record that explains every step. Also serves settlement queries
+over gRPC."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import grpc
+
+from croupier import canonical
+from croupier.bus import subjects, wire
+from croupier.bus.jetstream import Bus
+from croupier.errors import InvalidInput, RuleViolation
+from croupier.events import heads_of, make_event, seal
+from croupier.games import base as g
+from croupier.games.registry import engine as engine_for
+from croupier.pb.croupier.v1 import settlement_pb2, settlement_pb2_grpc
+from croupier.settlement import HandSettlement, settle_state
+from croupier.signing import Signer
+from croupier.store import EventStore, LedgerTx, Posting
+from croupier_services import metrics
+from croupier_services.consumer import ConsumerLoop, Work
+from croupier_services.grpc_util import rpc
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class SettlementWorker:
+    def __init__(self, store: EventStore, bus: Bus, signer: Signer) -> None:
+        if signer.producer != "settlement":
+            raise ValueError("the settlement service signs as 'settlement'")
+        self.store, self.bus, self.signer = store, bus, signer
+
+    def handle(self, m: wire.Message) -> Work:
+        first, last = m.events[0], m.events[-1]
+        if first.type != g.HAND_OPENED or last.type != g.HAND_OUTCOME:
+            raise RuleViolation("expected a hand ending in hand.outcome", reason="no_outcome")
+        variant = str(first.payload["variant"])
+        eng = engine_for(variant)
+        state = eng.replay(first.stream, [(e.type, e.payload) for e in m.events])
+        eng.close_check(state)
+        if canonical.dumps(eng.outcome(state)) != last.payload_bytes:
+            raise RuleViolation("outcome differs from the replay", reason="outcome_mismatch")
+        hs = settle_state(eng, state)
+        ev = make_event(
+            first.stream,
+            last.seq + 1,
+            g.HAND_SETTLED,
+            self.signer.producer,
+            self.signer.key_id,
+            last.hash,
+            hs.settled_payload(),
+        )
+        closed_at = max(
+            (s.sealed_at_ms for s in m.seals if s.producer == "dealer"), default=now_ms()
+        )
+        table = str(first.payload["table"])
+        return Work(
+            events=[ev],
+            publish=(
+                subjects.subject("settled", variant, table),
+                "settled",
+                [last, ev],
+                [],
+                f"settled:{first.stream}",
+            ),
+            after_commit=self._count,
+            extra={"hs": hs, "table": table, "closed_at": closed_at},
+        )
+
+    def commit(self, tx: Any, works: Sequence[Work]) -> None:
+        events = [e for w in works for e in w.events]
+        at = now_ms()
+        s = seal(self.signer, heads_of(events), at)
+        tx.append(events, [s])
+        for w in works:
+            hs: HandSettlement = w.extra["hs"]
+            tx_id = tx.post(
+                LedgerTx(
+                    idempotency_key=hs.idempotency_key,
+                    hand_id=hs.hand_id,
+                    postings=tuple(Posting(a, n) for a, n in hs.postings),
+                    memo={"variant": hs.variant, "record_hash": hs.record_hash},
+                ),
+                at_ms=at,
+            )
+            tx.put_settlement(
+                hand_id=hs.hand_id,
+                variant=hs.variant,
+                table_id=w.extra["table"],
+                tx_id=tx_id,
+                record=hs.record_bytes,
+                record_hash=hs.record_hash,
+                settled_at_ms=at,
+            )
+            assert w.publish is not None
+            subj, kind, evs, _, mid = w.publish
+            w.publish = (subj, kind, evs, [s], mid)
+
+    def _count(self, w: Work) -> None:
+        hs: HandSettlement = w.extra["hs"]
+        metrics.HANDS_SETTLED.labels(hs.variant).inc()
+        metrics.SETTLEMENT_LATENCY.labels(hs.variant).observe(
+            max(0.0, (now_ms() - int(w.extra["closed_at"])) / 1000)
+        )
+        metrics.RAKE.labels(hs.variant).inc(hs.rake)
+        metrics.BETS.labels(hs.variant).inc(hs.staked)
+        metrics.PAYOUT.labels(hs.variant).inc(hs.returned)
+
+    async def loop(self, batch: int = 256) -> ConsumerLoop:
+        c = await self.bus.consumer("settlement", subjects.filter_for("outcome"))
+        return ConsumerLoop("settlement", self.store, self.bus, c, self.handle, self.commit, batch)
+
+
+class SettlementServicer(settlement_pb2_grpc.SettlementServiceServicer):
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+
+    def _pb(self, row: Any) -> settlement_pb2.Settlement:
+        postings = self.store.postings(row.tx_id)
+        record = json.loads(row.record)
+        return settlement_pb2.Settlement(
+            hand_id=row.hand_id,
+            variant=row.variant,
+            table_id=row.table_id,
+            record_json=row.record.decode(),
+            deltas=[
+                settlement_pb2.Delta(account=p.account, amount_minor=p.amount) for p in postings
+            ],
+            rake_minor=int(record.get("total_rake", 0)),
+            tx_id=row.tx_id,
+            settled_at_ms=row.settled_at_ms,
+        )
+
+    @rpc("GetSettlement")
+    async def GetSettlement(
+        self, request: settlement_pb2.GetSettlementRequest, context: grpc.aio.ServicerContext
+    ) -> settlement_pb2.GetSettlementResponse:
+        if not request.hand_id:
+            raise InvalidInput("hand_id is required")
+        return settlement_pb2.GetSettlementResponse(
+            settlement=self._pb(self.store.get_settlement(request.hand_id))
+        )
+
+    @rpc("ListSettlements")
+    async def ListSettlements(
+        self, request: settlement_pb2.ListSettlementsRequest, context: grpc.aio.ServicerContext
+    ) -> settlement_pb2.ListSettlementsResponse:
+        size = request.page_size or 100
+        if not 1 <= size <= 1000:
+            raise InvalidInput("page_size must be 1..1000")
+        rows = self.store.list_settlements(
+            variant=request.variant or None,
+            table_id=request.table_id or None,
+            limit=size,
+            after_hand_id=request.page_token or None,
+        )
+        return settlement_pb2.ListSettlementsResponse(
+            settlements=[self._pb(r) for r in rows],
+            next_page_token=rows[-1].hand_id if len(rows) == size else "",
+        )
+
+    @rpc("GetRakeSummary")
+    async def GetRakeSummary(
+        self, request: settlement_pb2.GetRakeSummaryRequest, context: grpc.aio.ServicerContext
+    ) -> settlement_pb2.GetRakeSummaryResponse:
+        lines = self.store.rake_summary(
+            variant=request.variant or None,
+            since_ms=request.since_ms or None,
+            until_ms=request.until_ms or None,
+        )
+        return settlement_pb2.GetRakeSummaryResponse(
+            lines=[settlement_pb2.RakeLine(variant=v, rake_minor=r, hands=h) for v, r, h in lines]
+        )
+
+    @rpc("GetBalance")
+    async def GetBalance(
+        self, request: settlement_pb2.GetBalanceRequest, context: grpc.aio.ServicerContext
+    ) -> settlement_pb2.GetBalanceResponse:
+        if not request.account:
+            raise InvalidInput("account is required")
+        return settlement_pb2.GetBalanceResponse(
+            account=request.account, balance_minor=self.store.balance(request.account)
+        )
