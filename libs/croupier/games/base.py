@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
 from croupier.cards import DeckSpec
-from croupier.errors import ActionRejected, ConfigError, RuleViolation
+from croupier.errors import ActionRejected, ConfigError, InvalidInput, RuleViolation
 from croupier.money import SettlementResult
 
 # Event types
@@ -193,6 +193,11 @@ class Engine(ABC, Generic[S]):
     @abstractmethod
     def settle(self, state: S) -> SettlementResult:
         """Money for a finished hand, through the settlement kernel."""
+
+    def describe(self, action: str, hands: Sequence[Sequence[str]]) -> dict[str, Any]:
+        """``croupier rules eval|compare``: JSON describing hands (category, multiplier,
+        winner). Families with comparable hands override this."""
+        raise InvalidInput(f"{self.variant} has no '{action}' for bare hands")
 
     # -- derived ---------------------------------------------------------------------
     def can(self, state: S, type_: str, payload: Mapping[str, Any]) -> bool:

@@ -31,7 +31,9 @@ TWO_PERCENT: Final[Fraction] = Fraction(1, 50)
 """001, 三公 (抽水：赢家所赢金额的2%) and 多人21点 (游戏抽水：赢家所赢金额的2%)."""
 
 RULE_RAKE = "rake_on_net_profit"
-SOURCE_RAKE = "DESIGN.md Money; 000 必下德州规则 item 7 (对赢家抽取盈利的5%) and the same rule in 000/001"
+SOURCE_RAKE = (
+    "DESIGN.md Money; 000 必下德州规则 item 7 (对赢家抽取盈利的5%) and the same rule in 000/001"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,9 +61,7 @@ class RakePolicy:
 NO_RAKE: Final[RakePolicy] = RakePolicy(Fraction(0), source="no rake")
 
 
-def rake_on_profits(
-    profits: Mapping[str, int], policy: RakePolicy
-) -> dict[str, int]:
+def rake_on_profits(profits: Mapping[str, int], policy: RakePolicy) -> dict[str, int]:
     """Rake per participant for integer net ``profits`` (negative = loss, no rake).
 
     >>> rake_on_profits({"A": 1000, "B": -200}, RakePolicy(FIVE_PERCENT))

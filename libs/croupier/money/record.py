@@ -300,9 +300,7 @@ class RakeStep:
         return out
 
 
-Step: TypeAlias = (
-    TheoreticalStep | CapStep | LiabilityStep | RoundingStep | PotsStep | RakeStep
-)
+Step: TypeAlias = TheoreticalStep | CapStep | LiabilityStep | RoundingStep | PotsStep | RakeStep
 
 
 @dataclass(frozen=True, slots=True)

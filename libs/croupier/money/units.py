@@ -58,16 +58,18 @@ def exact(value: object, name: str = "value") -> Fraction:
             number = Fraction(int(whole + frac), 10 ** len(frac))
             return -number if sign == "-" else number
         raise InvalidInput(f"{name}: {value!r} is not an exact number")
-    raise InvalidInput(f"{name} must be an int, Fraction or exact decimal string, not "
-                       f"{type(value).__name__}")
+    raise InvalidInput(
+        f"{name} must be an int, Fraction or exact decimal string, not {type(value).__name__}"
+    )
 
 
 def whole(value: object, name: str = "amount") -> int:
     """``value`` as an ``int`` amount of minor units; refuses ``bool``, ``float`` and
     non-integral values."""
     if isinstance(value, bool) or not isinstance(value, int | Fraction):
-        raise InvalidInput(f"{name} must be an integer number of minor units, not "
-                           f"{type(value).__name__}")
+        raise InvalidInput(
+            f"{name} must be an integer number of minor units, not {type(value).__name__}"
+        )
     if isinstance(value, Fraction):
         if value.denominator != 1:
             raise InvalidInput(f"{name} must be a whole number of minor units, got {value}")

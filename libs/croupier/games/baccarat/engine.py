@@ -10,13 +10,13 @@ the order :func:`.rules.next_recipient` gives. Spots: :class:`.rules.Spot` value
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from croupier.cards import parse_card
-from croupier.errors import ActionRejected, BetRejected, ConfigError, RuleViolation
+from croupier.errors import ActionRejected, BetRejected, ConfigError, InvalidInput, RuleViolation
 from croupier.games import base as g
 from croupier.games.baccarat.rules import (
     Coup,
@@ -26,6 +26,7 @@ from croupier.games.baccarat.rules import (
     next_recipient,
     paytable_from_config,
     spot_result,
+    total,
 )
 from croupier.games.registry import register_family
 from croupier.money import SettlementResult, Wager, settle_against_house
@@ -150,7 +151,7 @@ class BaccaratEngine(g.Engine[BaccaratState]):
 
     def apply_event(self, st: BaccaratState, type_: str, p: Mapping[str, Any]) -> None:
         if type_ == g.BET_PLACED:
-            seat_no, spot, amount = self.verify_bet(st, p)
+            seat_no, spot, amount = int(p["seat"]), SPOTS[str(p["spot"])], int(p["amount"])
             st.bets.append((seat_no, spot, amount))
             st.staked_by_seat[seat_no] = st.staked_by_seat.get(seat_no, 0) + amount
             key = (seat_no, spot)
@@ -216,6 +217,23 @@ class BaccaratEngine(g.Engine[BaccaratState]):
             "banker_pair": c.banker_pair,
             "cards": c.card_count,
             "spots": {s.value: _frac(spot_result(s, c, self.paytable)) for s in Spot},
+        }
+
+    def describe(self, action: str, hands: Sequence[Sequence[str]]) -> dict[str, Any]:
+        """eval PLAYER BANKER: the complete coup's outcome (cards must follow the drawing
+        rules); compare A B: two hands' baccarat totals and which is closer to 9."""
+        if len(hands) != 2:
+            raise InvalidInput("baccarat takes two hands: player cards and banker cards")
+        a, b = list(hands[0]), list(hands[1])
+        if action == "eval":
+            st = BaccaratState(self.variant, "", "eval", 0, 0, {}, phase="dealing")
+            st.player, st.banker = a, b
+            return self.outcome(st)
+        ta, tb = total(a), total(b)
+        return {
+            "a": {"cards": a, "total": ta, "natural": len(a) == 2 and ta >= 8},
+            "b": {"cards": b, "total": tb, "natural": len(b) == 2 and tb >= 8},
+            "winner": "a" if ta > tb else "b" if tb > ta else "tie",
         }
 
     def settle(self, st: BaccaratState) -> SettlementResult:

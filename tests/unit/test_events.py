@@ -1,0 +1,146 @@
+"""Canonical bytes, the hash chain, seals, coverage and the key registry."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from croupier import canonical
+from croupier.errors import ChainError, InvalidInput, SignatureError, UnknownKey
+from croupier.events import (
+    GENESIS,
+    Event,
+    Seal,
+    SealVerifier,
+    StreamWriter,
+    make_event,
+    seal,
+    verify_chain,
+)
+from croupier.signing import KeyRegistry, Signer
+
+
+@pytest.fixture
+def dealer() -> Signer:
+    return Signer.from_seed("dealer", "dealer-1", bytes(32))
+
+
+@pytest.fixture
+def gateway() -> Signer:
+    return Signer.from_seed("gateway", "gateway-1", bytes([1]) * 32)
+
+
+def stream(dealer: Signer, gateway: Signer) -> tuple[list[Event], list[Seal]]:
+    w = StreamWriter("t1_h1")
+    w.append(dealer, "hand.opened", {"table": "t1", "n": 1})
+    s1 = seal(dealer, w.pending[-1:], 1000)
+    ev1 = w.take()
+    w.append(gateway, "bet.placed", {"seat": 1, "amount": 100, "spot": "banker"})
+    w.append(gateway, "bet.placed", {"seat": 2, "amount": 200, "spot": "player"})
+    s2 = seal(gateway, w.pending[-1:], 1001)
+    ev2 = w.take()
+    return ev1 + ev2, [s1, s2]
+
+
+def registry(*signers: Signer) -> KeyRegistry:
+    return KeyRegistry(s.public_entry() for s in signers)
+
+
+def test_canonical_json_sorts_keys_and_refuses_floats() -> None:
+    assert canonical.dumps({"b": 1, "a": "漢"}) == '{"a":"漢","b":1}'.encode()
+    with pytest.raises(InvalidInput, match="float"):
+        canonical.dumps({"x": 0.5})
+    with pytest.raises(InvalidInput):
+        canonical.loads(b'{"x": 1.5}')
+    assert canonical.is_canonical(b'{"a":1}')
+    assert not canonical.is_canonical(b'{"a": 1}')
+
+
+def test_chain_links_and_hashes(dealer: Signer, gateway: Signer) -> None:
+    events, _ = stream(dealer, gateway)
+    verify_chain(events)
+    assert events[0].prev_hash == GENESIS
+    assert [e.seq for e in events] == [0, 1, 2]
+    assert events[1].prev_hash == events[0].hash
+
+
+def test_each_kind_of_break_is_named(dealer: Signer, gateway: Signer) -> None:
+    events, _ = stream(dealer, gateway)
+    bad_payload = dataclasses.replace(events[1], payload_bytes=b'{"amount":999,"seat":1,"spot":"banker"}')
+    with pytest.raises(ChainError, match="#1: hash does not match") as e:
+        verify_chain([events[0], bad_payload, events[2]])
+    assert (e.value.stream, e.value.seq) == ("t1_h1", 1)
+    with pytest.raises(ChainError, match="expected seq 1"):
+        verify_chain([events[0], events[2]])
+    with pytest.raises(ChainError, match="previous hash"):
+        verify_chain([events[0], dataclasses.replace(events[1], prev_hash=bytes(32))])
+    spaced = dataclasses.replace(events[0], payload_bytes=b'{"n": 1,"table":"t1"}')
+    with pytest.raises(ChainError, match="not canonical"):
+        verify_chain([spaced])
+
+
+def test_seals_cover_their_producers_events(dealer: Signer, gateway: Signer) -> None:
+    events, seals = stream(dealer, gateway)
+    SealVerifier(registry(dealer, gateway)).check_coverage(events, seals)
+    # without the gateway seal the bets are not covered
+    with pytest.raises(SignatureError, match="#1 .*not covered"):
+        SealVerifier(registry(dealer, gateway)).check_coverage(events, seals[:1])
+
+
+def test_a_seal_by_another_producer_does_not_cover(dealer: Signer, gateway: Signer) -> None:
+    events, _ = stream(dealer, gateway)
+    only_dealer = seal(dealer, events[-1:], 2000)  # dealer seals the head, bets unsigned
+    with pytest.raises(SignatureError, match="bet.placed by gateway"):
+        SealVerifier(registry(dealer, gateway)).check_coverage(events, [only_dealer])
+
+
+def test_forged_or_wrong_key_signatures(dealer: Signer, gateway: Signer) -> None:
+    events, seals = stream(dealer, gateway)
+    forged = dataclasses.replace(seals[1], signature=bytes(64))
+    with pytest.raises(SignatureError, match="does not verify"):
+        SealVerifier(registry(dealer, gateway)).check_coverage(events, [seals[0], forged])
+    impostor = Signer.from_seed("gateway", "gateway-1", bytes([9]) * 32)
+    fake = seal(impostor, events[-1:], 1001)
+    with pytest.raises(SignatureError):
+        SealVerifier(registry(dealer, gateway)).check_coverage(events, [seals[0], fake])
+    with pytest.raises(UnknownKey):
+        SealVerifier(registry(dealer)).check_coverage(events, seals)
+
+
+def test_key_validity_window_and_producer_binding(dealer: Signer) -> None:
+    reg = KeyRegistry([dealer.public_entry(valid_from_ms=100, valid_to_ms=200)])
+    e = make_event("s", 0, "x", "dealer", dealer.key_id, GENESIS, {})
+    SealVerifier(reg).verify(seal(dealer, [e], 150))
+    with pytest.raises(UnknownKey, match="not valid"):
+        SealVerifier(reg).verify(seal(dealer, [e], 200))
+    rogue = Signer(producer="rules", key_id=dealer.key_id, signing_key=dealer.signing_key)
+    with pytest.raises(UnknownKey, match="belongs to dealer"):
+        SealVerifier(reg).verify(seal(rogue, [e], 150))
+
+
+def test_signatures_are_domain_separated(dealer: Signer) -> None:
+    e = make_event("s", 0, "x", "dealer", dealer.key_id, GENESIS, {})
+    s = seal(dealer, [e], 1)
+    body = Seal.body(s.producer, s.key_id, s.sealed_at_ms, s.entries)
+    assert dealer.sign("seal", body) == s.signature
+    assert dealer.sign("other", body) != s.signature
+
+
+def test_seal_naming_a_hash_not_in_the_chain(dealer: Signer, gateway: Signer) -> None:
+    events, seals = stream(dealer, gateway)
+    other = make_event("t1_h1", 2, "bet.placed", "gateway", gateway.key_id, events[1].hash, {})
+    with pytest.raises(SignatureError, match="not in the chain"):
+        SealVerifier(registry(dealer, gateway)).check_coverage(
+            events, [seals[0], seal(gateway, [other], 5)]
+        )
+
+
+def test_json_round_trip(dealer: Signer, gateway: Signer) -> None:
+    events, seals = stream(dealer, gateway)
+    back = [Event.from_json_dict(e.to_json_dict()) for e in events]
+    assert back == events
+    assert [Seal.from_json_dict(s.to_json_dict()) for s in seals] == seals
+    with pytest.raises(InvalidInput):
+        Event.from_json_dict({"stream": "x"})
+    assert KeyRegistry.from_json(registry(dealer).to_json()).get("dealer-1") == dealer.public_entry()
