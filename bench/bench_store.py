@@ -23,11 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "libs"))
 
-import sqlalchemy as sa  # noqa: E402
+import sqlalchemy as sa
 
-from croupier.events import Event, Seal, StreamWriter, heads_of, seal  # noqa: E402
-from croupier.signing import Signer  # noqa: E402
-from croupier.store import (  # noqa: E402
+from croupier.events import Event, Seal, StreamWriter, heads_of, seal
+from croupier.signing import Signer
+from croupier.store import (
     LedgerTx,
     Posting,
     Settlement,
@@ -47,7 +47,7 @@ def build(
         infos, evs = [], []
         for s in range(streams):
             sid = f"h-{b:05d}-{s:04d}"
-            infos.append(StreamInfo(sid, "hand", "baccarat", f"t{s % 4}", 1_000 + b))
+            infos.append(StreamInfo(sid, "hand", "baccarat", f"t{s % 4}", None, 1_000 + b))
             w = StreamWriter(sid)
             for i in range(events):
                 w.append(signer, "bet" if i < events // 2 else "card", {"seat": i % 8, "n": i})
@@ -67,7 +67,8 @@ def run(store: Store, batches: int, streams: int, events: int) -> None:
             uow.append(evs, [s], infos)
     dt = time.perf_counter() - t0
     n = batches * streams * events
-    print(f"append : {n} events in {dt:.2f} s = {n / dt:,.0f} events/s ({n / events / dt:,.0f} hands/s)")
+    rate = f"{n / dt:,.0f} events/s ({n / events / dt:,.0f} hands/s)"
+    print(f"append : {n} events in {dt:.2f} s = {rate}")
 
     t0 = time.perf_counter()
     for b, (infos, _, _) in enumerate(work):
@@ -98,9 +99,9 @@ def run(store: Store, batches: int, streams: int, events: int) -> None:
 
     t0 = time.perf_counter()
     for infos, _, _ in work:
-        ids = [i.stream_id for i in infos]
-        got = store.read_streams(ids)
-        store.seals_for_streams(ids)
+        names = [i.stream_id for i in infos]
+        got = store.read_streams(names)
+        store.seals_for_streams(names)
         assert sum(len(v) for v in got.values()) == streams * events
     dt = time.perf_counter() - t0
     print(f"read   : {hands} hands in {dt:.2f} s = {hands / dt:,.0f} hands/s")

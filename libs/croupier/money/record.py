@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from fractions import Fraction
 from types import MappingProxyType
 from typing import TypeAlias
@@ -26,7 +26,7 @@ RECORD_VERSION = 1
 """Bumped whenever the record's shape or any rule's arithmetic changes."""
 
 
-class StepKind(str, Enum):
+class StepKind(StrEnum):
     """What a step did, in pipeline order."""
 
     THEORETICAL = "theoretical"

@@ -15,13 +15,16 @@ Modules:
   :mod:`~croupier.store.settlements`, :mod:`~croupier.store.keys`,
   :mod:`~croupier.store.secrets` — each table group's operations, as functions on a
   connection plus a facade class;
-* :mod:`~croupier.store.core` — :class:`Store` and :class:`UnitOfWork`.
+* :mod:`~croupier.store.core` — :class:`Store` (also exported as ``EventStore``) and
+  :class:`UnitOfWork`;
+* :mod:`~croupier.store.check` — ``python -m croupier.store.check``: one migration
+  head, and a freshly migrated database matches :mod:`~croupier.store.schema`.
 
 Timestamps are integer milliseconds supplied by the caller; the store never reads a
 clock.
 """
 
-from croupier.store.core import Store, UnitOfWork, open_store
+from croupier.store.core import EventStore, Store, UnitOfWork, open_store
 from croupier.store.db import (
     create_engine,
     current_revision,
@@ -29,7 +32,7 @@ from croupier.store.db import (
     migrate,
     normalise_url,
 )
-from croupier.store.events import AppendResult, EventStore, LogEntry, StreamInfo, StreamKind
+from croupier.store.events import AppendResult, EventLog, LogEntry, StreamInfo, StreamKind
 from croupier.store.keys import KeyStore
 from croupier.store.ledger import (
     ESCROW,
@@ -51,6 +54,7 @@ from croupier.store.settlements import Settlement, SettlementStore
 __all__ = [
     "ESCROW",
     "AppendResult",
+    "EventLog",
     "EventStore",
     "KeyStore",
     "Ledger",

@@ -31,7 +31,7 @@ from croupier.store import ledger as _ledger
 from croupier.store import secrets as _secrets
 from croupier.store import settlements as _settlements
 from croupier.store.db import create_engine, migrate
-from croupier.store.events import AppendResult, EventStore, StreamInfo
+from croupier.store.events import AppendResult, EventLog, StreamInfo
 from croupier.store.keys import KeyStore
 from croupier.store.ledger import Ledger, LedgerRecord, LedgerTx, TxKind
 from croupier.store.secrets import SecretStore
@@ -84,9 +84,10 @@ class UnitOfWork:
         tx_id: int,
         record: Mapping[str, Any] | bytes,
         settled_at_ms: int,
+        record_hash: bytes | str | None = None,
     ) -> Settlement:
         return _settlements.put_settlement(
-            self.connection, hand_id, variant, table_id, tx_id, record, settled_at_ms
+            self.connection, hand_id, variant, table_id, tx_id, record, settled_at_ms, record_hash
         )
 
     def put_settlements(self, items: Sequence[Settlement]) -> int:
@@ -121,7 +122,7 @@ class UnitOfWork:
         return _secrets.get_secret(self.connection, shoe_id)
 
 
-class Store(EventStore, Ledger, SettlementStore, KeyStore, SecretStore):
+class Store(EventLog, Ledger, SettlementStore, KeyStore, SecretStore):
     """The system of record: event log, ledger, settlements, keys and dealer secrets."""
 
     @classmethod
@@ -132,6 +133,11 @@ class Store(EventStore, Ledger, SettlementStore, KeyStore, SecretStore):
         if upgrade:
             migrate(engine)
         return cls(engine)
+
+    @classmethod
+    def from_url(cls, url: str) -> Store:
+        """Connect to an already migrated database."""
+        return cls.open(url)
 
     @contextmanager
     def transaction(self) -> Iterator[UnitOfWork]:
@@ -158,8 +164,12 @@ class Store(EventStore, Ledger, SettlementStore, KeyStore, SecretStore):
         self.close()
 
 
+EventStore = Store
+"""The store under the name the services use."""
+
+
 def open_store(url: str, *, upgrade: bool = False) -> Store:
     return Store.open(url, upgrade=upgrade)
 
 
-__all__ = ["Store", "UnitOfWork", "open_store"]
+__all__ = ["EventStore", "Store", "UnitOfWork", "open_store"]

@@ -68,7 +68,7 @@ def create_engine(url: str, *, schema: str | None = None, echo: bool = False) ->
         if not _SCHEMA_RE.match(schema):
             raise ValueError(f"bad schema name {schema!r}")
         connect_args["options"] = f"-c search_path={schema}"
-    return sa.create_engine(parsed, echo=echo, connect_args=connect_args, pool_pre_ping=True)
+    return sa.create_engine(parsed, echo=echo, connect_args=connect_args)
 
 
 def _sqlite_engine(url: sa.URL, *, echo: bool) -> Engine:

@@ -58,11 +58,11 @@ class StreamInfo:
     """What the store knows about a stream besides its events."""
 
     stream_id: str
-    kind: StreamKind
+    kind: str  # a StreamKind: "hand" or "shoe" (checked)
     variant: str
     table_id: str
+    shoe_id: str | None  # the shoe a hand is dealt from; None for shoes and shoeless hands
     opened_at_ms: int
-    shoe_id: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in STREAM_KINDS:
@@ -171,20 +171,13 @@ def _event_row(e: Event) -> dict[str, Any]:
 
 
 _EVENT_COLS = (_E.c.stream_id, _E.c.seq, _E.c.type, _E.c.producer, _E.c.key_id)
-_EVENT_COLS_ALL = (*_EVENT_COLS, _E.c.prev_hash, _E.c.hash, _E.c.payload)
+_EVENT_COLS_ALL = (*_EVENT_COLS, _E.c.prev_hash, _E.c.payload, _E.c.hash)
+"""Columns in the order of :class:`Event`'s fields (the binary columns come back as
+``bytes`` on both backends), so a row is ``Event(*row)``."""
 
 
 def _row_event(r: AnyRow) -> Event:
-    return Event(
-        stream=r.stream_id,
-        seq=r.seq,
-        type=r.type,
-        producer=r.producer,
-        key_id=r.key_id,
-        prev_hash=bytes(r.prev_hash),
-        payload_bytes=bytes(r.payload),
-        hash=bytes(r.hash),
-    )
+    return Event(*r)
 
 
 def _stream_row(s: StreamInfo) -> dict[str, Any]:
@@ -450,20 +443,23 @@ def head(conn: Connection, stream_id: str) -> tuple[int, bytes] | None:
 
 
 def seals_for_streams(conn: Connection, stream_ids: Iterable[str]) -> dict[str, list[Seal]]:
-    """Every seal naming each stream, oldest first (by sealed time, then id)."""
+    """Every seal naming each stream, oldest first (by sealed time, then id). A seal
+    naming several of the streams is decoded once and shared."""
     ids = list(dict.fromkeys(stream_ids))
-    out: dict[str, list[Seal]] = {s: [] for s in ids}
+    naming: dict[str, set[str]] = {s: set() for s in ids}
     for chunk in _chunks(ids):
-        q = (
-            sa.select(_HEADS.c.stream_id, _SEALS)
-            .distinct()
-            .select_from(_HEADS.join(_SEALS, _SEALS.c.seal_id == _HEADS.c.seal_id))
-            .where(_HEADS.c.stream_id.in_(chunk))
-            .order_by(_HEADS.c.stream_id, _SEALS.c.sealed_at_ms, _SEALS.c.seal_id)
-        )
-        for r in conn.execute(q):
-            out[r.stream_id].append(_row_seal(r))
-    return out
+        q = sa.select(_HEADS.c.stream_id, _HEADS.c.seal_id).where(_HEADS.c.stream_id.in_(chunk))
+        for stream_id, seal_id in conn.execute(q):
+            naming[stream_id].add(seal_id)
+    seal_ids = sorted(set().union(*naming.values()))
+    decoded: dict[str, tuple[int, str, Seal]] = {}
+    for chunk in _chunks(seal_ids):
+        for r in conn.execute(sa.select(_SEALS).where(_SEALS.c.seal_id.in_(chunk))):
+            decoded[r.seal_id] = (int(r.sealed_at_ms), r.seal_id, _row_seal(r))
+    return {
+        stream_id: [x[2] for x in sorted(decoded[i] for i in sids)]
+        for stream_id, sids in naming.items()
+    }
 
 
 def seals_for(conn: Connection, stream_id: str) -> list[Seal]:
@@ -487,7 +483,7 @@ def stream_info(conn: Connection, stream_id: str) -> StreamInfo:
 def list_streams(
     conn: Connection,
     *,
-    kind: StreamKind | None = None,
+    kind: str | None = None,
     variant: str | None = None,
     table_id: str | None = None,
     shoe_id: str | None = None,
@@ -533,13 +529,13 @@ def tail(conn: Connection, after_global_pos: int = 0, limit: int = 1000) -> list
         .order_by(_E.c.global_pos)
         .limit(max(0, limit))
     )
-    return [LogEntry(int(r.global_pos), _row_event(r)) for r in conn.execute(q)]
+    return [LogEntry(int(r[0]), Event(*r[1:])) for r in conn.execute(q)]
 
 
 # --------------------------------------------------------------------------- facade
 
 
-class EventStore(Database):
+class EventLog(Database):
     """Reads of the event log, and single-operation appends (each its own
     transaction). Use :meth:`croupier.store.Store.transaction` to append together with
     ledger or settlement writes."""
@@ -588,7 +584,7 @@ class EventStore(Database):
     def list_streams(
         self,
         *,
-        kind: StreamKind | None = None,
+        kind: str | None = None,
         variant: str | None = None,
         table_id: str | None = None,
         shoe_id: str | None = None,

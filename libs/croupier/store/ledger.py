@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -99,13 +99,18 @@ class LedgerRecord:
     postings: tuple[Posting, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class RakeTotal:
-    """Rake collected on one variant (its ``rake:<variant>`` account)."""
+class RakeTotal(NamedTuple):
+    """Net rake collected on one variant (its ``rake:<variant>`` account), and the number
+    of hands that posted to it (settle transactions net of voids). A tuple, so
+    ``for variant, total, hands in rake_summary(...)`` works."""
 
-    account: str
     variant: str
     total: int
+    hands: int
+
+    @property
+    def account(self) -> str:
+        return rake_account(self.variant)
 
 
 def content_hash(
@@ -384,10 +389,17 @@ def rake_summary(
     since_ms: int | None = None,
     until_ms: int | None = None,
 ) -> list[RakeTotal]:
-    """Net rake per variant (voids included) over transactions created in
-    ``since_ms <= t < until_ms``, by account."""
+    """Net rake per variant (voids included) over ledger transactions created in
+    ``since_ms <= t < until_ms``, ordered by variant."""
+    settled = sa.case((_TX.c.kind == "settle", _TX.c.tx_id))
+    voided = sa.case((_TX.c.kind == "void", _TX.c.tx_id))
     q = (
-        sa.select(_P.c.account, sa.func.sum(_P.c.amount).label("total"))
+        sa.select(
+            _P.c.account,
+            sa.func.sum(_P.c.amount).label("total"),
+            sa.func.count(sa.distinct(settled)).label("settled"),
+            sa.func.count(sa.distinct(voided)).label("voided"),
+        )
         .select_from(_P.join(_TX, _TX.c.tx_id == _P.c.tx_id))
         .group_by(_P.c.account)
         .order_by(_P.c.account)
@@ -401,7 +413,8 @@ def rake_summary(
     if until_ms is not None:
         q = q.where(_TX.c.created_at_ms < until_ms)
     return [
-        RakeTotal(r.account, r.account[len(RAKE_PREFIX) :], int(r.total)) for r in conn.execute(q)
+        RakeTotal(r.account[len(RAKE_PREFIX) :], int(r.total), int(r.settled) - int(r.voided))
+        for r in conn.execute(q)
     ]
 
 

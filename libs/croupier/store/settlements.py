@@ -185,8 +185,15 @@ def put_settlement(
     tx_id: int,
     record: Mapping[str, Any] | bytes,
     settled_at_ms: int,
+    record_hash: bytes | str | None = None,
 ) -> Settlement:
+    """Store one settlement record. ``record_hash`` (raw or hex), when given, must be the
+    SHA-256 of the canonical record."""
     s = Settlement.build(hand_id, variant, table_id, tx_id, record, settled_at_ms)
+    if record_hash is not None:
+        given = bytes.fromhex(record_hash) if isinstance(record_hash, str) else record_hash
+        if given != s.record_hash:
+            raise InvalidInput(f"settlement of {hand_id}: record_hash does not match the record")
     put_settlements(conn, [s])
     return s
 
@@ -242,9 +249,12 @@ class SettlementStore(Database):
         tx_id: int,
         record: Mapping[str, Any] | bytes,
         settled_at_ms: int,
+        record_hash: bytes | str | None = None,
     ) -> Settlement:
         with self._write() as conn:
-            return put_settlement(conn, hand_id, variant, table_id, tx_id, record, settled_at_ms)
+            return put_settlement(
+                conn, hand_id, variant, table_id, tx_id, record, settled_at_ms, record_hash
+            )
 
     def get_settlement(self, hand_id: str) -> Settlement:
         with self._read() as conn:

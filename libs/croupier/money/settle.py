@@ -1,0 +1,379 @@
+"""The settlement pipeline for claim-based hands, and the house-banked flavour.
+
+:func:`settle` runs, in DESIGN.md order:
+
+1. **theoretical** - the claims as the game's formula gives them (exact);
+2. **caps** (封顶) - each :mod:`~croupier.money.caps` rule in turn;
+3. **limited liability** - each :mod:`~croupier.money.liability` rule in turn: rules on
+   one payer's payments (查大叫, 花猪) first, then at most one rule on the whole hand
+   (banker cover, Dou Dizhu, proportional to carried);
+4. **rounding** - every exact payment is brought to whole units by truncating it from
+   its receiver; the cut-off fraction stays with the payer, so rounding can never
+   unbalance the hand;
+5. **rake** - on each participant's net profit for the hand, truncated (see
+   :mod:`~croupier.money.rake`).
+
+The rake is taken on the net profit after liability; it is computed on the profit
+as rounded because that is what the participant actually receives, so ``rake <= rate *
+profit`` holds for the figures in the record. For the seeds' rates (5% and 2%, whose
+reciprocals are whole numbers) ``floor(rate * floor(x)) == floor(rate * x)``: rounding
+the profit first never changes the rake of a single payment.
+
+A hand rule that changes nets replaces the affected pairwise payments: for banker cover
+and Dou Dizhu by one ``net`` payment between the banker (landlord) and each affected
+player; for proportional liability by a canonical decomposition of the new nets - losers
+in seat order pay winners in seat order, each payment as large as both remaining amounts
+allow. Rounding differences this can cause (a receiver paid in several fractional parts
+loses each part's fraction) are the odd-unit rule of claim-based hands; they depend on
+seat order and on nothing else.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Final
+
+from croupier.errors import InvalidInput, MoneyError
+from croupier.money.caps import Capped, CapRule, apply_cap
+from croupier.money.claims import Claim, nets_of, ordered
+from croupier.money.liability import (
+    BankerCover,
+    ChaDaJiao,
+    DouDizhuThreeStep,
+    HandRule,
+    HuaZhuSplit,
+    LiabilityRule,
+    ProportionalToCarried,
+    banker_pro_rata,
+    cap_by_carried,
+    cha_da_jiao,
+    doudizhu_three_step,
+    hua_zhu_split,
+    proportional_to_carried,
+)
+from croupier.money.rake import NO_RAKE, RakePolicy, rake_step
+from croupier.money.record import (
+    LiabilityStep,
+    PaidLine,
+    PaymentLine,
+    RoundingStep,
+    SettlementResult,
+    SpotLine,
+    Step,
+    TheoreticalStep,
+)
+from croupier.money.units import Number, exact, floor_to_unit, non_negative
+
+HOUSE: Final = "house"
+"""The participant id of the house bank when it is the counterparty."""
+
+RULE_THEORETICAL: Final = "theoretical"
+RULE_ROUNDING: Final = "truncate_from_receiver"
+SOURCE_ROUNDING: Final = (
+    "DESIGN.md Money: a fraction of a minor unit is truncated from the receiver and stays "
+    "with the payer"
+)
+NET_SPOT: Final = "net"
+"""Spot label of a payment that replaces pairwise amounts after a hand-level rule."""
+
+
+def _check_participants(participants: Sequence[str]) -> tuple[str, ...]:
+    order = tuple(participants)
+    for p in order:
+        if not isinstance(p, str) or not p:
+            raise InvalidInput(f"participant ids must be non-empty strings, got {p!r}")
+    if len(set(order)) != len(order):
+        raise InvalidInput("participant ids must be unique")
+    return order
+
+
+def _nets(payments: Sequence[PaymentLine], order: Sequence[str]) -> dict[str, Fraction]:
+    return nets_of(((p.payer, p.payee, p.amount) for p in payments), order)
+
+
+def _spot_label(lines: Sequence[PaymentLine]) -> str:
+    spots = sorted({p.spot for p in lines})
+    return "+".join(spots) if spots else NET_SPOT
+
+
+def _apply_payer_rule(
+    payments: list[PaymentLine], rule: ChaDaJiao | HuaZhuSplit, order: Sequence[str]
+) -> tuple[list[PaymentLine], tuple[str, ...], str]:
+    mine = [
+        p for p in payments
+        if p.payer == rule.payer and (not rule.spots or p.spot in rule.spots)
+    ]
+    owed: dict[str, Fraction] = {}
+    for p in mine:
+        owed[p.payee] = owed.get(p.payee, Fraction(0)) + p.amount
+    owed = {q: owed[q] for q in order if q in owed}
+    new: dict[str, Fraction]
+    if isinstance(rule, ChaDaJiao):
+        new = cha_da_jiao(rule.balance, owed, rule.fan)
+        note = f"balance {rule.balance}"
+    else:
+        whole_owed = {}
+        for q, v in owed.items():
+            if v.denominator != 1:
+                raise InvalidInput(f"花猪 claims must be whole minor units, {q!r} is owed {v}")
+            whole_owed[q] = v.numerator
+        new = {q: Fraction(v) for q, v in hua_zhu_split(rule.balance, whole_owed,
+                                                        unit=rule.unit).items()}
+        note = f"balance {rule.balance}, unit {rule.unit}"
+    changed = tuple(q for q in owed if new[q] != owed[q])
+    if not changed:
+        return payments, (), note
+    out = [p for p in payments if not (p in mine and p.payee in changed)]
+    for q in changed:
+        lines = [p for p in mine if p.payee == q]
+        out.append(PaymentLine(rule.payer, q, _spot_label(lines), new[q]))
+    return out, tuple(sorted(set(changed) | {rule.payer}, key=order.index)), note
+
+
+def _decompose(nets: dict[str, Fraction], order: Sequence[str]) -> list[PaymentLine]:
+    """Losers in seat order pay winners in seat order (north-west corner)."""
+    losers = [p for p in order if nets[p] < 0]
+    winners = [p for p in order if nets[p] > 0]
+    owe = {p: -nets[p] for p in losers}
+    due = {p: nets[p] for p in winners}
+    out: list[PaymentLine] = []
+    i = j = 0
+    while i < len(losers) and j < len(winners):
+        payer, payee = losers[i], winners[j]
+        amount = min(owe[payer], due[payee])
+        out.append(PaymentLine(payer, payee, NET_SPOT, amount))
+        owe[payer] -= amount
+        due[payee] -= amount
+        if owe[payer] == 0:
+            i += 1
+        if due[payee] == 0:
+            j += 1
+    return out
+
+
+def _apply_hand_rule(
+    payments: list[PaymentLine], rule: HandRule, order: Sequence[str]
+) -> tuple[list[PaymentLine], dict[str, Fraction], str]:
+    nets = _nets(payments, order)
+    hub: str | None = None
+    if isinstance(rule, BankerCover | DouDizhuThreeStep):
+        hub = rule.banker if isinstance(rule, BankerCover) else rule.landlord
+        if hub not in order:
+            raise InvalidInput(f"{hub!r} is not a participant")
+        for p in payments:
+            if hub not in (p.payer, p.payee):
+                raise InvalidInput(
+                    f"{rule.rule}: every claim must involve {hub!r}, not {p.payer!r} -> "
+                    f"{p.payee!r}"
+                )
+        parties = [q for q in order if q != hub and any(q in (p.payer, p.payee)
+                                                       for p in payments)]
+        if isinstance(rule, BankerCover):
+            if hub not in rule.carried:
+                raise InvalidInput(f"no carried amount for the banker {hub!r}")
+            results = {q: nets[q] for q in parties}
+            after = banker_pro_rata(hub, cap_by_carried(results, rule.carried),
+                                    rule.carried[hub])
+        else:
+            after = doudizhu_three_step(hub, {hub: nets[hub], **{q: nets[q] for q in parties}},
+                                        rule.carried)
+        note = f"hub {hub}"
+    else:
+        active = {q: v for q, v in nets.items() if v != 0}
+        after = proportional_to_carried(active, rule.carried)
+        note = "decomposed losers -> winners in seat order"
+    new_nets = {q: after.get(q, nets[q]) for q in order}
+    changed = [q for q in order if new_nets[q] != nets[q]]
+    if not changed:
+        return payments, new_nets, note
+    if hub is None:
+        return _decompose(new_nets, order), new_nets, note
+    out = [p for p in payments if not ({p.payer, p.payee} & (set(changed) - {hub}))]
+    for q in changed:
+        if q == hub:
+            continue
+        v = new_nets[q]
+        if v > 0:
+            out.append(PaymentLine(hub, q, NET_SPOT, v))
+        elif v < 0:
+            out.append(PaymentLine(q, hub, NET_SPOT, -v))
+    return out, new_nets, note
+
+
+def _check_rule_order(liability: Sequence[LiabilityRule]) -> None:
+    seen_hand = False
+    for rule in liability:
+        if isinstance(rule, ChaDaJiao | HuaZhuSplit):
+            if seen_hand:
+                raise InvalidInput("payer rules (查大叫, 花猪) come before the hand rule")
+        elif isinstance(rule, BankerCover | DouDizhuThreeStep | ProportionalToCarried):
+            if seen_hand:
+                raise InvalidInput("at most one hand-level liability rule")
+            seen_hand = True
+        else:
+            raise InvalidInput(f"unknown liability rule {rule!r}")
+
+
+def settle(
+    claims: Sequence[Claim],
+    *,
+    participants: Sequence[str],
+    caps: Sequence[CapRule] = (),
+    liability: Sequence[LiabilityRule] = (),
+    rake: RakePolicy = NO_RAKE,
+    unit: int = 1,
+    hand_id: str = "",
+    source: str = "",
+) -> SettlementResult:
+    """Settle a hand given as claims. ``participants`` in seat order (it fixes the order
+    of the record and of the odd-unit rule); ``unit`` is the rounding step in minor
+    units (1, or :data:`~croupier.money.units.MINOR_PER_POINT` where a seed truncates to
+    whole points); ``source`` names the seed formula that produced the claims."""
+    order = _check_participants(participants)
+    if isinstance(unit, bool) or not isinstance(unit, int) or unit < 1:
+        raise InvalidInput("rounding unit must be an int >= 1")
+    for c in claims:
+        if not isinstance(c, Claim):
+            raise InvalidInput(f"not a Claim: {c!r}")
+        for who in (c.payer, c.payee):
+            if who not in order:
+                raise InvalidInput(f"{who!r} is not a participant")
+    _check_rule_order(liability)
+    steps: list[Step] = []
+    theo_nets = nets_of(((c.payer, c.payee, c.amount) for c in claims), order)
+    steps.append(TheoreticalStep(RULE_THEORETICAL, source, tuple(c.line() for c in claims),
+                                 ordered(theo_nets, order)))
+
+    capped: list[Capped] = [(c, c.multiple) for c in claims]
+    for cap in caps:
+        capped, cap_step = apply_cap(capped, cap)
+        steps.append(cap_step)
+
+    payments = [PaymentLine(c.payer, c.payee, c.spot, c.base * m) for c, m in capped]
+    for rule in liability:
+        before = _nets(payments, order)
+        if isinstance(rule, ChaDaJiao | HuaZhuSplit):
+            if rule.payer not in order:
+                raise InvalidInput(f"{rule.payer!r} is not a participant")
+            payments, changed, note = _apply_payer_rule(payments, rule, order)
+            after = _nets(payments, order)
+        else:
+            payments, after, note = _apply_hand_rule(payments, rule, order)
+            changed = tuple(q for q in order if after[q] != before[q])
+        steps.append(LiabilityStep(rule.rule, rule.source, ordered(before, order),
+                                   ordered(after, order), tuple(payments), changed, note))
+
+    paid_lines: list[PaidLine] = []
+    kept = {p: Fraction(0) for p in order}
+    nets = {p: 0 for p in order}
+    spot_totals: dict[tuple[str, str], int] = {}
+    for p in payments:
+        paid = floor_to_unit(p.amount, unit)
+        paid_lines.append(PaidLine(p.payer, p.payee, p.spot, p.amount, paid))
+        kept[p.payer] += p.amount - paid
+        nets[p.payer] -= paid
+        nets[p.payee] += paid
+        spot_totals[(p.payee, p.spot)] = spot_totals.get((p.payee, p.spot), 0) + paid
+        spot_totals[(p.payer, p.spot)] = spot_totals.get((p.payer, p.spot), 0) - paid
+    steps.append(RoundingStep(RULE_ROUNDING, SOURCE_ROUNDING, unit, tuple(paid_lines),
+                              tuple((p, kept[p]) for p in order if kept[p])))
+
+    rakes, r_step = rake_step(nets, rake, order)
+    steps.append(r_step)
+    deltas = {p: nets[p] - rakes[p] for p in order}
+    total_rake = sum(rakes.values())
+    if sum(deltas.values()) + total_rake != 0:  # pragma: no cover - guarded by construction
+        raise MoneyError("settlement does not balance")
+    rank = {p: i for i, p in enumerate(order)}
+    spots = tuple(
+        SpotLine(who, spot, amount)
+        for (who, spot), amount in sorted(spot_totals.items(),
+                                          key=lambda kv: (rank[kv[0][0]], kv[0][1]))
+    )
+    return SettlementResult(
+        hand_id=hand_id,
+        participants=order,
+        deltas=deltas,
+        rake=rakes,
+        total_rake=total_rake,
+        steps=tuple(steps),
+        spots=spots,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Wager:
+    """One stake against the house: ``participant`` put ``amount`` minor units on
+    ``spot``; ``result`` is the profit multiple the outcome gives - e.g. 1, 1/2, 8, 11
+    for a win, 0 for a push (stake returned), -1 for a loss, -1/2 for half the stake
+    lost (000 楚汉德州: 开平局时，退回楚、汉一半下注金额)."""
+
+    participant: str
+    spot: str
+    amount: int
+    result: Fraction
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.participant, str) or not self.participant:
+            raise InvalidInput("a wager needs a participant")
+        object.__setattr__(self, "amount", non_negative(self.amount, "wager amount"))
+        result = exact(self.result, "wager result")
+        if result < -1:
+            raise InvalidInput(f"a wager cannot lose more than its stake, result {result}")
+        object.__setattr__(self, "result", result)
+
+
+SOURCE_AGAINST_HOUSE: Final = (
+    "wager x profit multiple, house as counterparty; each wager paid on its own, "
+    "fractions truncated in the house's favour (DESIGN.md Money)"
+)
+
+
+def settle_against_house(
+    wagers: Sequence[Wager],
+    *,
+    house: str = HOUSE,
+    rake_rate: Number = 0,
+    rake_cap: int | None = None,
+    rake_source: str = "",
+    hand_id: str = "",
+) -> SettlementResult:
+    """Settle wagers against the house (baccarat and other banked spots).
+
+    Each wager is paid on its own: a win pays ``floor(amount * result)``, a loss costs
+    ``floor(amount * -result)`` - either way the fraction is truncated from the receiver,
+    i.e. kept by the house when it pays and by the player when they pay. Rake at
+    ``rake_rate`` (0 allowed) on each player's net profit over all their wagers; the
+    house is exempt. Participants: players in order of first wager, then ``house``.
+    ``staked`` / ``returned`` in the result are each player's stakes and the gross
+    amounts handed back (stake plus win, the stake on a push, what is left of the stake
+    on a partial loss)."""
+    if not isinstance(house, str) or not house:
+        raise InvalidInput("house id must be a non-empty string")
+    players: list[str] = []
+    claims: list[Claim] = []
+    for w in wagers:
+        if not isinstance(w, Wager):
+            raise InvalidInput(f"not a Wager: {w!r}")
+        if w.participant == house:
+            raise InvalidInput(f"the house {house!r} cannot place a wager")
+        if w.participant not in players:
+            players.append(w.participant)
+        if w.result >= 0:
+            claims.append(Claim(house, w.participant, w.amount, (w.result,), w.spot))
+        else:
+            claims.append(Claim(w.participant, house, w.amount, (-w.result,), w.spot))
+    policy = RakePolicy(exact(rake_rate, "rake_rate"), rake_cap, frozenset({house}),
+                        source=rake_source or "variant rake rate")
+    result = settle(claims, participants=[*players, house], rake=policy, hand_id=hand_id,
+                    source=SOURCE_AGAINST_HOUSE)
+    staked = dict.fromkeys(players, 0)
+    returned = dict.fromkeys(players, 0)
+    for w in wagers:
+        staked[w.participant] += w.amount
+        paid = floor_to_unit(w.amount * abs(w.result))
+        returned[w.participant] += w.amount + paid if w.result >= 0 else w.amount - paid
+    return dataclasses.replace(result, staked=staked, returned=returned)
