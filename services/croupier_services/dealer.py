@@ -186,7 +186,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             return gateway_pb2.OpenHandResponse(
                 hand_id=hand_id,
                 shoe_id=h.shoe.shoe_id,
-                hand_no=h.state.hand_no,
+                hand_no=h.state.shoe_hand_no,
                 commitment=h.shoe.commitment.commitment,
             )
 

@@ -40,8 +40,11 @@ STACK = 10_000_000  # minor units each player carries into a hand
 class Tally:
     hands: int = 0
     staked: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    returned: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    won: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     rake: int = 0
+
+    def returned(self, spot: str) -> int:
+        return self.staked[spot] + self.won[spot]
 
 
 class Progress:
@@ -140,6 +143,7 @@ async def _drive(
         progress = Progress(total, "dealing ")
         t0 = time.perf_counter()
         jobs = []
+        staked: dict[str, dict[str, int]] = {v: defaultdict(int) for v in games}
         for variant in games:
             per = [hands // tables + (1 if i < hands % tables else 0) for i in range(tables)]
             for i, n in enumerate(per):
@@ -165,6 +169,8 @@ async def _drive(
                 await asyncio.sleep(0.05)
         t_settled = time.perf_counter()
         tallies = await _tally(st, games)
+        for v in games:
+            tallies[v].staked = staked[v]
         verdicts: dict[str, int] = defaultdict(int)
         first_bad: str | None = None
         aprog = Progress(settled, "auditing")
@@ -204,16 +210,15 @@ async def _tally(
         while True:
             r = await st.ListSettlements(
                 settlement_pb2.ListSettlementsRequest(
-                    variant=variant, page_size=1000, page_token=token
+                    variant=variant, page_size=100, page_token=token
                 )
             )
             for s in r.settlements:
                 t.hands += 1
                 t.rake += s.rake_minor
                 rec: dict[str, Any] = json.loads(s.record_json)
-                for w in rec.get("wagers", []):
-                    t.staked[w["spot"]] += int(w["amount"])
-                    t.returned[w["spot"]] += int(w["amount"]) + int(w["delta"])
+                for line in rec.get("spots", []):
+                    t.won[line["spot"]] += int(line["amount"])
             token = r.next_page_token
             if not token:
                 break
@@ -244,7 +249,7 @@ def _print_summary(
     for variant in games:
         t = tallies[variant]
         staked = sum(t.staked.values())
-        returned = sum(t.returned.values())
+        returned = sum(t.returned(sp) for sp in t.staked)
         p(
             f"\n  {variant}: {t.hands} hands, bets {staked / 100:,.2f}, payouts "
             f"{returned / 100:,.2f}, rake {t.rake / 100:,.2f}, house "
@@ -253,7 +258,7 @@ def _print_summary(
         theo = theoretical_rtp(variant)
         p(f"    {'spot':<12}{'bets':>16}{'payouts':>16}{'RTP':>10}{'theory':>10}")
         for spot in sorted(t.staked):
-            s, r = t.staked[spot], t.returned[spot]
+            s, r = t.staked[spot], t.returned(spot)
             th = theo.get(spot)
             p(
                 f"    {spot:<12}{s / 100:>16,.2f}{r / 100:>16,.2f}{r / s if s else 0:>10.4f}"

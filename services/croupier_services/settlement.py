@@ -136,7 +136,7 @@ class SettlementServicer(settlement_pb2_grpc.SettlementServiceServicer):
                 settlement_pb2.Delta(account=p.account, amount_minor=p.amount) for p in postings
             ],
             rake_minor=int(record.get("total_rake", 0)),
-            tx_id=row.tx_id,
+            tx_id=str(row.tx_id),
             settled_at_ms=row.settled_at_ms,
         )
 

@@ -225,5 +225,5 @@ class Engine(ABC, Generic[S]):
         return state
 
     def close_check(self, state: S) -> None:
-        if not self.is_over(state):
+        if not state.closed and not self.is_over(state):
             raise ActionRejected("the hand is not over", reason="not_over")

@@ -14,6 +14,11 @@ Entry points:
 Building blocks: caps in :mod:`.caps`, the seven limited-liability flavours in
 :mod:`.liability`, the rake in :mod:`.rake`, the seeds' scoring formulas in
 :mod:`.formulas`, the record in :mod:`.record`.
+
+Seed citations give the file by its number and the section by its title: 000 =
+``000_d16ad353ba467b8a.txt``, 001 = ``001_5f10773fec037198.txt``, 004 =
+``004_5b64d410fb5765b6.txt`` (in ``../shared/seeds/``). The seeds' worked examples are
+golden vectors in ``seeds/golden/money/``.
 """
 
 from croupier.money.caps import (

@@ -5,13 +5,14 @@ Three shapes cover the seeds:
 * :class:`MultipleCap` - every claim's multiple at most ``limit``: 000 斗地主 1.4.1
   (叫分*倍数 at most 30), 000 加倍斗地主 1.3.1 (a farmer's multiple at most 128), fan caps
   expressed as multiples (000 广东麻将推倒胡 番数上限 7番 = 2^7; 004 血战到底麻将 积分计算
-  最高为3番 = 8倍, which leaves 刮风/下雨 out: "刮风、下雨另算", hence ``spots``).
+  最高为3番 = 8倍, which leaves the 刮风/下雨 gang payments out, hence ``spots``).
 * :class:`ParticipantMultipleCap` - the multiples of all claims one participant is party
   to add up to at most ``limit``, scaled pro rata if over: 000 加倍斗地主 1.3.1 (the
   landlord at most 256, "农民之和").
 * :class:`PairAmountCap` - the total one payer owes one payee at most ``limit`` minor
-  units, scaled pro rata if over: 004 血战到底麻将 积分计算 ("游戏封顶向单一玩家收取最大总分
-  为24分", in a 1-point room; 24 x the room base in general).
+  units; claims count in the order given (the order they arose in the hand) and what
+  goes past the limit is not counted: 004 血战到底麻将 积分计算 (at most 24 points from any
+  single player in a 1-point room; 24 x the room base in general).
 """
 
 from __future__ import annotations
@@ -36,11 +37,12 @@ SOURCE_DOUDIZHU_DOUBLING_CAP = (
 RULE_FAN_CAP = "fan_cap"
 SOURCE_GUANGDONG_FAN_CAP = "000 广东麻将推倒胡 基本番型 (番数上限为7番)"
 SOURCE_XUEZHAN_DAODI_FAN_CAP = (
-    "004 血战到底麻将游戏规则 积分计算 (最高为3番, 最高为8倍) and 2、出牌规则 (刮风、下雨另算)"
+    "004 血战到底麻将游戏规则 积分计算 (at most 3 fan, i.e. 8x) and 2、出牌规则 "
+    "(刮风/下雨 counted apart)"
 )
 RULE_PAIR_CAP = "per_payer_cap"
 SOURCE_XUEZHAN_DAODI_PAIR_CAP = (
-    "004 血战到底麻将游戏规则 积分计算 (游戏封顶向单一玩家收取最大总分为24分, 1-point room)"
+    "004 血战到底麻将游戏规则 积分计算 (at most 24 points from any single player in a 1-point room)"
 )
 
 
@@ -81,9 +83,11 @@ class ParticipantMultipleCap:
 
 @dataclass(frozen=True, slots=True)
 class PairAmountCap:
-    """What one payer owes one payee (all spots together) at most ``limit`` minor units;
-    if over, that pair's claims are scaled by ``limit / total``. Only claims on ``spots``
-    count and are cut, if given."""
+    """What one payer owes one payee (all spots together) at most ``limit`` minor units.
+    The pair's claims count in the order given; the claim that crosses the limit is cut
+    to it and later ones to 0 (the excess is not counted). Cutting in order rather than pro
+    rata keeps whole claims whole, so a capped total is exactly the limit. Only claims
+    on ``spots`` count and are cut, if given."""
 
     limit: int
     rule: str
@@ -107,7 +111,7 @@ def cap_multiple(multiple: Number, limit: Number) -> Fraction:
 
 
 def cap_fan(fan: int, max_fan: int) -> int:
-    """A fan count at most ``max_fan`` (004 血战到底: "当累加超过3番时以3番计算")."""
+    """A fan count at most ``max_fan`` (004 血战到底 积分计算: fan above 3 counts as 3)."""
     if fan < 0 or max_fan < 0:
         raise InvalidInput("fan counts must not be negative")
     return min(fan, max_fan)
@@ -176,12 +180,16 @@ def apply_cap(claims: Sequence[Capped], cap: CapRule) -> tuple[list[Capped], Cap
             if not cap.spots or c.spot in cap.spots:
                 groups.setdefault((c.payer, c.payee), []).append(i)
         for idx in groups.values():
-            total = sum((out[i][0].base * out[i][1] for i in idx), Fraction(0))
-            if total > cap.limit:
-                for i in idx:
-                    claim, m = out[i]
-                    new = m * cap.limit / total
-                    out[i] = (claim, new)
-                    adjustments.append(_adjust(claim, m, new))
+            room = Fraction(cap.limit)
+            for i in idx:
+                claim, m = out[i]
+                amount = claim.base * m
+                if amount <= room:
+                    room -= amount
+                    continue
+                new = room / claim.base
+                out[i] = (claim, new)
+                adjustments.append(_adjust(claim, m, new))
+                room = Fraction(0)
         limit_text = str(cap.limit)
     return out, CapStep(cap.rule, cap.source, limit_text, tuple(adjustments))

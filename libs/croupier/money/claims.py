@@ -22,12 +22,13 @@ class Claim:
     """``payer`` owes ``payee`` ``base * prod(factors)`` minor units on ``spot``.
 
     ``base`` is a whole, non-negative number of minor units; ``factors`` are exact and
-    non-negative (``int``, ``Fraction`` or strings like ``"1/2"``)."""
+    non-negative (``int``, ``Fraction`` or strings like ``"1/2"``), stored as
+    ``Fraction``."""
 
     payer: str
     payee: str
     base: int
-    factors: tuple[Fraction, ...] = ()
+    factors: tuple[Fraction | int, ...] = ()
     spot: str = ""
 
     def __post_init__(self) -> None:
@@ -53,8 +54,8 @@ class Claim:
         return self.base * self.multiple
 
     def line(self) -> ClaimLine:
-        return ClaimLine(self.payer, self.payee, self.spot, self.base, self.factors,
-                         self.amount)
+        return ClaimLine(self.payer, self.payee, self.spot, self.base,
+                         tuple(Fraction(f) for f in self.factors), self.amount)
 
 
 def nets_of(

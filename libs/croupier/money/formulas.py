@@ -52,7 +52,8 @@ def doudizhu_claims(
 
     000 斗地主 1.4.4: a farmer's amount is 底分 x 叫分 x 倍数 and the landlord's twice
     that, i.e. the sum over both farmers. 000 加倍斗地主 1.3.4 adds 抢地主翻倍数
-    (``grab``, 2 per grab) and each farmer's own 加倍翻倍数 (``doubling``, 1 or 2), and
+    (``grab``: the factor itself, doubled per grab - 1, 2, 4, ...) and each farmer's own
+    加倍翻倍数 (``doubling``, 1 or 2), and
     the landlord's amount is the farmers' sum. ``multiple`` is the game multiple
     (倍数: x2 per bomb or rocket, x2 for 春天). Factors in the claims: classic
     ``(bid, multiple)``; with ``grab`` or ``doubling`` given

@@ -37,11 +37,13 @@ from croupier.money.units import MINOR_PER_POINT, Number, exact, floor_to_unit, 
 
 RULE_FANG_YI_XIAO_BO_DA: Final = "fang_yi_xiao_bo_da"
 SOURCE_FANG_YI_XIAO_BO_DA: Final = (
-    "001 抢庄玩法介绍, 三公, 经典牛牛（Niuniu）: 防以小博大机制 (带入多少, 最多输赢多少)"
+    "001 抢庄玩法介绍, 三公, 经典牛牛（Niuniu）: 防以小博大机制 "
+    "(win and lose at most what was carried)"
 )
 RULE_BANKER_PRO_RATA: Final = "banker_pro_rata"
 SOURCE_BANKER_PRO_RATA: Final = (
-    "001 抢庄玩法介绍, 三公, 经典牛牛（Niuniu）: 特殊情况 (庄家不够输, 按照各闲家理论盈利比例)"
+    "001 抢庄玩法介绍, 三公, 经典牛牛（Niuniu）: 特殊情况 "
+    "(banker short: pro rata to the players' theoretical wins)"
 )
 RULE_BANKER_COVER: Final = "fang_yi_xiao_bo_da+banker_pro_rata"
 RULE_DOUDIZHU: Final = "doudizhu_three_step"
@@ -64,7 +66,7 @@ SOURCE_CLASSIC_NIUNIU_LIMITS: Final = (
 RULE_HUNDRED_SPOT_LIMIT: Final = "hundred_spot_multiplier_limit"
 SOURCE_HUNDRED_SPOT_LIMIT: Final = (
     "000 百人牛牛游戏规则 派彩; 百人三公游戏规则 游戏流程 4) 结算 "
-    "(若玩家金币余额不足，则每个注点的输赢最大翻倍数将受到限制)"
+    "(a short balance limits the multiplier each spot can win or lose)"
 )
 
 CLASSIC_NIUNIU_OPTIONS: Final[tuple[int, ...]] = (1, 3, 6, 10)
@@ -124,7 +126,7 @@ def banker_pro_rata(
     loses exactly ``banker_carried`` (001: banker carried 100, wins 200/200/400 ->
     25/25/50; 200/200/100/300 -> 25/25/12.5/37.5; 经典牛牛 100/100/300 -> 20/20/60).
 
-    防以小博大 binds the banker too ("本局带入多少游戏币，本局最多输赢多少游戏币"): if
+    防以小博大 binds the banker too (the seed states it for whoever plays): if
     the banker would win more than ``banker_carried``, losers pay pro rata to their
     losses so the banker wins exactly ``banker_carried``.
 
@@ -287,8 +289,8 @@ def hua_zhu_split(
     balance: int, owed: Mapping[str, int], *, unit: int = MINOR_PER_POINT
 ) -> dict[str, int]:
     """Flavour 6, 查花猪 (000 血战麻将): a 花猪 who cannot pay everything owed splits their
-    ``balance`` equally among the players owed ("按需赔付人数平均分配"), each share
-    truncated to whole points ("不能整除时舍去小数点，按整数计算"); the remainder stays
+    ``balance`` equally among the players owed, each share truncated to whole points
+    (the seed drops the fraction of a point); the remainder stays
     with the payer (the seed: 100 points, three players -> 33 each, 1 kept).
 
     ``unit`` is the truncation step in minor units; the seed counts in whole points,
@@ -385,7 +387,7 @@ def hundred_spot_multiplier_limit(
     most ``max_multiplier``, the variant's top hand multiple) such that losing every
     spot at ``m`` is covered, ``m * total stake <= balance``; ``balance`` is the balance
     at the close of betting with the stakes still in it. The same limit applies to wins
-    and losses on every spot ("输赢最大翻倍数"): apply it with
+    and losses on every spot: apply it with
     :func:`limit_multiplier`. Stakes above the balance are refused (a bet over the
     balance is rejected when placed); with no stakes the limit is ``max_multiplier``.
     """

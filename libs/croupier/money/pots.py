@@ -115,8 +115,12 @@ def _layers(c: list[int], live: list[bool]) -> tuple[list[_Layer], int, int]:
         else:
             i_top = -1
     levels = sorted({c[i] for i in range(n) if live[i] and c[i] > 0})
-    if not levels and any(c):
-        levels = [max(c)]
+    if not levels:
+        if not any(c):
+            return [], i_top, back
+        # Live players put nothing in: all chips make one pot for them.
+        parts = [(i, c[i]) for i in range(n) if c[i]]
+        return [(max(c), sum(c), parts, [i for i in range(n) if live[i]])], i_top, back
     layers: list[_Layer] = []
     prev = 0
     for level in levels:
@@ -133,15 +137,14 @@ def _layers(c: list[int], live: list[bool]) -> tuple[list[_Layer], int, int]:
                     eligible.append(i)
         layers.append((level, amount, parts, eligible))
         prev = level
-    if layers:
-        extra = [(i, c[i] - prev) for i in range(n) if c[i] > prev]
-        if extra:
-            level, amount, parts, eligible = layers[-1]
-            merged = dict(parts)
-            for i, x in extra:
-                merged[i] = merged.get(i, 0) + x
-                amount += x
-            layers[-1] = (level, amount, sorted(merged.items()), eligible)
+    extra = [(i, c[i] - prev) for i in range(n) if c[i] > prev]
+    if extra:
+        level, amount, parts, eligible = layers[-1]
+        merged = dict(parts)
+        for i, x in extra:
+            merged[i] = merged.get(i, 0) + x
+            amount += x
+        layers[-1] = (level, amount, sorted(merged.items()), eligible)
     return layers, i_top, back
 
 
@@ -211,9 +214,9 @@ def settle_pots(
             share = q + 1 if j < r else q
             got[i] += share
             shares.append((ids[i], share))
-        w_ids = tuple(ids[i] for i in winners)
-        records.append(PotRecord(k, amount, level, tuple((ids[i], x) for i, x in parts),
-                                 tuple(ids[i] for i in eligible), w_ids, tuple(shares),
+        w_ids = tuple([ids[i] for i in winners])
+        records.append(PotRecord(k, amount, level, tuple([(ids[i], x) for i, x in parts]),
+                                 tuple([ids[i] for i in eligible]), w_ids, tuple(shares),
                                  w_ids[:r]))
     profits = {ids[i]: got[i] - contributed[i] for i in range(n)}
     rakes = rake_on_profits(profits, rake)

@@ -1,10 +1,10 @@
 """Rake (抽水 / 服务费 / 运营费用): a rate on each participant's net profit for the hand.
 
-The seeds take the fee from winners' profit, not from the pot: "系统每局将对赢家抽取盈利的
-5%作为运营费用" (000: 百人牛牛, 百人三公, 必下德州 item 7, 牛牛 结算规则, 十三水, 通比牛牛,
-推筒子, 炸金花; 斗地主 1.4.3 and 加倍斗地主 1.3.3 "对赢方抽取5%"; 血战麻将 游戏抽佣; 广东麻将
-实际输赢), 5% also in 001 (二八杠, 抢庄玩法介绍, 经典牛牛), 2% in 001 三公 and 多人21点, and
-none in 000 百家乐 ("本游戏不收取服务费").
+The seeds take the fee from winners' profit, not from the pot - 5% of each winner's
+profit per hand in 000: 百人牛牛, 百人三公, 必下德州 item 7, 牛牛 结算规则, 十三水,
+通比牛牛, 推筒子, 炸金花; 斗地主 1.4.3 and 加倍斗地主 1.3.3 (from the winning side);
+血战麻将 游戏抽佣; 广东麻将 实际输赢; 5% also in 001 (二八杠, 抢庄玩法介绍, 经典牛牛),
+2% in 001 三公 and 多人21点, and none in 000 百家乐玩法规则介绍 (no service fee).
 
 Rule: for each participant whose net result for the hand (after caps and limited
 liability) is a profit ``p`` > 0 and who is not exempt (the house, when it is the
@@ -28,11 +28,12 @@ from croupier.money.units import exact, non_negative
 FIVE_PERCENT: Final[Fraction] = Fraction(1, 20)
 """The usual rate (000 and 001, see module docstring)."""
 TWO_PERCENT: Final[Fraction] = Fraction(1, 50)
-"""001, 三公 (抽水：赢家所赢金额的2%) and 多人21点 (游戏抽水：赢家所赢金额的2%)."""
+"""001, 三公 抽水 and 多人21点 游戏抽水: 2% of the winner's win."""
 
 RULE_RAKE = "rake_on_net_profit"
 SOURCE_RAKE = (
-    "DESIGN.md Money; 000 必下德州规则 item 7 (对赢家抽取盈利的5%) and the same rule in 000/001"
+    "DESIGN.md Money; 000 必下德州规则 item 7 (5% of the winner's profit) "
+    "and the same rule in 000/001"
 )
 
 

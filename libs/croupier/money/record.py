@@ -327,8 +327,9 @@ class SettlementResult:
     where it is the counterparty, is a participant). ``rake``: rake per participant;
     ``total_rake`` their sum. Invariant, checked on construction: ``sum(deltas) +
     total_rake == 0``. ``spots``: per participant and spot, the amount won or lost
-    before rake (empty where a net-level liability rule replaced pairwise amounts; the
-    liability step then holds the nets). ``pots``: side pots (poker-style hands only).
+    before rake, from the rounded payments (where a hand-level liability rule changed a
+    participant's net, their payments are under the spot ``"net"``; the liability step
+    holds the nets). ``pots``: side pots (poker-style hands only).
     ``staked`` / ``returned``: stakes put in and gross amounts paid back, per
     participant (for stake-based games; empty otherwise).
     """

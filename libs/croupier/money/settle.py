@@ -7,25 +7,27 @@
 3. **limited liability** - each :mod:`~croupier.money.liability` rule in turn: rules on
    one payer's payments (查大叫, 花猪) first, then at most one rule on the whole hand
    (banker cover, Dou Dizhu, proportional to carried);
-4. **rounding** - every exact payment is brought to whole units by truncating it from
-   its receiver; the cut-off fraction stays with the payer, so rounding can never
-   unbalance the hand;
+4. **rounding** - what each payer owes each payee on each spot (all their claims on
+   that spot added up) is brought to whole units by truncating it from the receiver;
+   the cut-off fraction stays with the payer, so rounding can never unbalance the hand;
 5. **rake** - on each participant's net profit for the hand, truncated (see
    :mod:`~croupier.money.rake`).
 
-The rake is taken on the net profit after liability; it is computed on the profit
-as rounded because that is what the participant actually receives, so ``rake <= rate *
-profit`` holds for the figures in the record. For the seeds' rates (5% and 2%, whose
-reciprocals are whole numbers) ``floor(rate * floor(x)) == floor(rate * x)``: rounding
-the profit first never changes the rake of a single payment.
+DESIGN.md lists rake before rounding. Here the rake is still taken on each net profit
+after liability, but on the profit as rounded, because that is what the participant
+actually receives - so ``rake <= rate * profit`` holds for the figures in the record.
+For the seeds' rates (5% and 2%, whose reciprocals are whole numbers)
+``floor(rate * floor(x)) == floor(rate * x)`` for every exact profit ``x``: the order
+of the two truncations cannot change the rake on a profit received in one payment.
 
-A hand rule that changes nets replaces the affected pairwise payments: for banker cover
-and Dou Dizhu by one ``net`` payment between the banker (landlord) and each affected
-player; for proportional liability by a canonical decomposition of the new nets - losers
-in seat order pay winners in seat order, each payment as large as both remaining amounts
-allow. Rounding differences this can cause (a receiver paid in several fractional parts
-loses each part's fraction) are the odd-unit rule of claim-based hands; they depend on
-seat order and on nothing else.
+A hand rule (banker cover, Dou Dizhu, proportional) that changes any net - or that
+leaves fractional claims - replaces the claims by a canonical decomposition of the new
+nets: losers in seat order pay winners in seat order, each payment as large as both
+remaining amounts allow, under the spot ``"net"``. Every participant is then only a
+payer or only a receiver, so truncation can only shrink each one's result and nobody
+ends up beyond the limit the rule set. What a receiver paid in several fractional parts
+loses to truncation depends on seat order and on nothing else: it is the odd-unit rule
+of claim-based hands.
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ SOURCE_ROUNDING: Final = (
 )
 NET_SPOT: Final = "net"
 """Spot label of a payment that replaces pairwise amounts after a hand-level rule."""
+DECOMPOSED: Final = "nets paid losers -> winners in seat order"
 
 
 def _check_participants(participants: Sequence[str]) -> tuple[str, ...]:
@@ -155,10 +158,11 @@ def _decompose(nets: dict[str, Fraction], order: Sequence[str]) -> list[PaymentL
 
 
 def _apply_hand_rule(
-    payments: list[PaymentLine], rule: HandRule, order: Sequence[str]
+    payments: list[PaymentLine], rule: HandRule, order: Sequence[str], unit: int
 ) -> tuple[list[PaymentLine], dict[str, Fraction], str]:
     nets = _nets(payments, order)
-    hub: str | None = None
+    if not payments:
+        return payments, nets, "no claims"
     if isinstance(rule, BankerCover | DouDizhuThreeStep):
         hub = rule.banker if isinstance(rule, BankerCover) else rule.landlord
         if hub not in order:
@@ -180,27 +184,14 @@ def _apply_hand_rule(
         else:
             after = doudizhu_three_step(hub, {hub: nets[hub], **{q: nets[q] for q in parties}},
                                         rule.carried)
-        note = f"hub {hub}"
     else:
         active = {q: v for q, v in nets.items() if v != 0}
         after = proportional_to_carried(active, rule.carried)
-        note = "decomposed losers -> winners in seat order"
     new_nets = {q: after.get(q, nets[q]) for q in order}
-    changed = [q for q in order if new_nets[q] != nets[q]]
-    if not changed:
-        return payments, new_nets, note
-    if hub is None:
-        return _decompose(new_nets, order), new_nets, note
-    out = [p for p in payments if not ({p.payer, p.payee} & (set(changed) - {hub}))]
-    for q in changed:
-        if q == hub:
-            continue
-        v = new_nets[q]
-        if v > 0:
-            out.append(PaymentLine(hub, q, NET_SPOT, v))
-        elif v < 0:
-            out.append(PaymentLine(q, hub, NET_SPOT, -v))
-    return out, new_nets, note
+    whole = all(p.amount.denominator == 1 and p.amount.numerator % unit == 0 for p in payments)
+    if new_nets == nets and whole:
+        return payments, new_nets, "no limit binds; claims kept"
+    return _decompose(new_nets, order), new_nets, DECOMPOSED
 
 
 def _check_rule_order(liability: Sequence[LiabilityRule]) -> None:
@@ -261,23 +252,27 @@ def settle(
             payments, changed, note = _apply_payer_rule(payments, rule, order)
             after = _nets(payments, order)
         else:
-            payments, after, note = _apply_hand_rule(payments, rule, order)
+            payments, after, note = _apply_hand_rule(payments, rule, order, unit)
             changed = tuple(q for q in order if after[q] != before[q])
         steps.append(LiabilityStep(rule.rule, rule.source, ordered(before, order),
                                    ordered(after, order), tuple(payments), changed, note))
 
+    grouped: dict[tuple[str, str, str], Fraction] = {}
+    for p in payments:
+        key = (p.payer, p.payee, p.spot)
+        grouped[key] = grouped.get(key, Fraction(0)) + p.amount
     paid_lines: list[PaidLine] = []
     kept = {p: Fraction(0) for p in order}
     nets = {p: 0 for p in order}
     spot_totals: dict[tuple[str, str], int] = {}
-    for p in payments:
-        paid = floor_to_unit(p.amount, unit)
-        paid_lines.append(PaidLine(p.payer, p.payee, p.spot, p.amount, paid))
-        kept[p.payer] += p.amount - paid
-        nets[p.payer] -= paid
-        nets[p.payee] += paid
-        spot_totals[(p.payee, p.spot)] = spot_totals.get((p.payee, p.spot), 0) + paid
-        spot_totals[(p.payer, p.spot)] = spot_totals.get((p.payer, p.spot), 0) - paid
+    for (payer, payee, spot), amount in grouped.items():
+        paid = floor_to_unit(amount, unit)
+        paid_lines.append(PaidLine(payer, payee, spot, amount, paid))
+        kept[payer] += amount - paid
+        nets[payer] -= paid
+        nets[payee] += paid
+        spot_totals[(payee, spot)] = spot_totals.get((payee, spot), 0) + paid
+        spot_totals[(payer, spot)] = spot_totals.get((payer, spot), 0) - paid
     steps.append(RoundingStep(RULE_ROUNDING, SOURCE_ROUNDING, unit, tuple(paid_lines),
                               tuple((p, kept[p]) for p in order if kept[p])))
 
@@ -309,12 +304,12 @@ class Wager:
     """One stake against the house: ``participant`` put ``amount`` minor units on
     ``spot``; ``result`` is the profit multiple the outcome gives - e.g. 1, 1/2, 8, 11
     for a win, 0 for a push (stake returned), -1 for a loss, -1/2 for half the stake
-    lost (000 楚汉德州: 开平局时，退回楚、汉一半下注金额)."""
+    lost (000 楚汉德州: half the stake back on a draw)."""
 
     participant: str
     spot: str
     amount: int
-    result: Fraction
+    result: Fraction | int
 
     def __post_init__(self) -> None:
         if not isinstance(self.participant, str) or not self.participant:
@@ -327,8 +322,8 @@ class Wager:
 
 
 SOURCE_AGAINST_HOUSE: Final = (
-    "wager x profit multiple, house as counterparty; each wager paid on its own, "
-    "fractions truncated in the house's favour (DESIGN.md Money)"
+    "wager x profit multiple, house as counterparty; each spot paid on its own, "
+    "fractions truncated from the receiver (DESIGN.md Money)"
 )
 
 
@@ -343,8 +338,9 @@ def settle_against_house(
 ) -> SettlementResult:
     """Settle wagers against the house (baccarat and other banked spots).
 
-    Each wager is paid on its own: a win pays ``floor(amount * result)``, a loss costs
-    ``floor(amount * -result)`` - either way the fraction is truncated from the receiver,
+    Each spot is paid on its own (a player's wagers on one spot with the same sign of
+    result are added up first): a win pays ``floor(stake * result)``, a loss costs
+    ``floor(stake * -result)`` - either way the fraction is truncated from the receiver,
     i.e. kept by the house when it pays and by the player when they pay. Rake at
     ``rake_rate`` (0 allowed) on each player's net profit over all their wagers; the
     house is exempt. Participants: players in order of first wager, then ``house``.
@@ -371,9 +367,8 @@ def settle_against_house(
     result = settle(claims, participants=[*players, house], rake=policy, hand_id=hand_id,
                     source=SOURCE_AGAINST_HOUSE)
     staked = dict.fromkeys(players, 0)
-    returned = dict.fromkeys(players, 0)
     for w in wagers:
         staked[w.participant] += w.amount
-        paid = floor_to_unit(w.amount * abs(w.result))
-        returned[w.participant] += w.amount + paid if w.result >= 0 else w.amount - paid
+    net = {p: result.deltas[p] + result.rake[p] for p in players}
+    returned = {p: staked[p] + net[p] for p in players}
     return dataclasses.replace(result, staked=staked, returned=returned)

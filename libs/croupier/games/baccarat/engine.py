@@ -192,6 +192,9 @@ class BaccaratEngine(g.Engine[BaccaratState]):
     def next_deal(self, st: BaccaratState) -> g.DealRequest | None:
         if st.phase != "dealing":
             return None
+        if not st.player and not st.banker:  # the first four: P, B, P, B in one event
+            p, b = Side.PLAYER.value, Side.BANKER.value
+            return g.DealRequest(cards=tuple(g.Deal(t, True) for t in (p, b, p, b)))
         side = next_recipient(st.player, st.banker)
         if side is None:
             return None
@@ -242,7 +245,7 @@ class BaccaratEngine(g.Engine[BaccaratState]):
             Wager(st.seats[seat].player, spot.value, amount, spot_result(spot, c, self.paytable))
             for seat, spot, amount in st.bets
         ]
-        return settle_against_house(wagers, rake_rate=Fraction(0))
+        return settle_against_house(wagers, rake_rate=Fraction(0), hand_id=st.hand_id)
 
 
 def _frac(f: Fraction) -> str:
