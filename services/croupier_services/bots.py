@@ -30,7 +30,9 @@ def _baccarat_bets(
         main = rng.choice(("banker", "player", "banker", "player", "tie"))
         spots = [main]
         for side in ("banker_pair", "player_pair", "big", "small", "super6"):
-            if side in ("big", "small") and hand_no > int(eng.config.raw["no_big_small_after_hand"]):
+            if side in ("big", "small") and hand_no > int(
+                eng.config.raw["no_big_small_after_hand"]
+            ):
                 continue
             if rng.random() < 0.15:
                 spots.append(side)

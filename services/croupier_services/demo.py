@@ -22,6 +22,7 @@ from typing import Any
 import grpc
 
 from croupier.games.registry import engine as engine_for
+from croupier.money import HOUSE
 from croupier.pb.croupier.v1 import (
     audit_pb2,
     audit_pb2_grpc,
@@ -79,6 +80,7 @@ async def play_table(
     hands: int,
     rng: random.Random,
     progress: Progress,
+    staked: dict[str, int],
 ) -> None:
     await gw.OpenTable(
         gateway_pb2.OpenTableRequest(table_id=table, variant=variant, client_seed=f"demo-{table}")
@@ -97,6 +99,8 @@ async def play_table(
                     bets=[gateway_pb2.Bet(seat=s, spot=sp, amount_minor=a) for s, sp, a in bets],
                 )
             )
+            for _, sp, a in bets:
+                staked[sp] += a
         await gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=h.hand_id))
         progress.step()
     await gw.CloseTable(gateway_pb2.CloseTableRequest(table_id=table))
@@ -151,7 +155,14 @@ async def _drive(
                     table = f"{variant.replace('.', '_')}_t{i + 1}_{seed}"
                     jobs.append(
                         play_table(
-                            gw, variant, table, players, n, random.Random(rng.random()), progress
+                            gw,
+                            variant,
+                            table,
+                            players,
+                            n,
+                            random.Random(rng.random()),
+                            progress,
+                            staked[variant],
                         )
                     )
         await asyncio.gather(*jobs)
@@ -218,7 +229,8 @@ async def _tally(
                 t.rake += s.rake_minor
                 rec: dict[str, Any] = json.loads(s.record_json)
                 for line in rec.get("spots", []):
-                    t.won[line["spot"]] += int(line["amount"])
+                    if line["participant"] != HOUSE:
+                        t.won[line["spot"]] += int(line["amount"])
             token = r.next_page_token
             if not token:
                 break

@@ -172,13 +172,22 @@ class SettlementServicer(settlement_pb2_grpc.SettlementServiceServicer):
     async def GetRakeSummary(
         self, request: settlement_pb2.GetRakeSummaryRequest, context: grpc.aio.ServicerContext
     ) -> settlement_pb2.GetRakeSummaryResponse:
-        lines = self.store.rake_summary(
-            variant=request.variant or None,
-            since_ms=request.since_ms or None,
-            until_ms=request.until_ms or None,
-        )
+        since, until = request.since_ms or None, request.until_ms or None
+        rake = {
+            r.variant: r.total
+            for r in self.store.rake_summary(
+                variant=request.variant or None, since_ms=since, until_ms=until
+            )
+        }
+        hands = self.store.settlement_counts(since, until)
+        names = sorted(set(rake) | set(hands))
+        if request.variant:
+            names = [n for n in names if n == request.variant]
         return settlement_pb2.GetRakeSummaryResponse(
-            lines=[settlement_pb2.RakeLine(variant=v, rake_minor=r, hands=h) for v, r, h in lines]
+            lines=[
+                settlement_pb2.RakeLine(variant=v, rake_minor=rake.get(v, 0), hands=hands.get(v, 0))
+                for v in names
+            ]
         )
 
     @rpc("GetBalance")

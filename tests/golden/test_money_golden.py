@@ -121,16 +121,16 @@ def rake_of(inputs: dict[str, Any]) -> RakePolicy:
 def run_side_pots(inputs: dict[str, Any], exp: dict[str, Any]) -> None:
     u = inputs["units"]
     seats = [
-        PotSeat(s["participant"], money(s["contributed"], u), s.get("strength"),
-                s.get("folded", False))
+        PotSeat(
+            s["participant"], money(s["contributed"], u), s.get("strength"), s.get("folded", False)
+        )
         for s in inputs["seats"]
     ]
     result = settle_pots(seats, button=inputs["button"], rake=rake_of(inputs))
     check_result(result, inputs, exp)
     eu = exp["units"]
     assert [
-        (p.amount, list(p.eligible), list(p.winners), dict(p.contributions))
-        for p in result.pots
+        (p.amount, list(p.eligible), list(p.winners), dict(p.contributions)) for p in result.pots
     ] == [
         (money(p["amount"], eu), p["eligible"], p["winners"], money_map(p["contributions"], eu))
         for p in exp["pots"]
@@ -142,8 +142,10 @@ def run_side_pots(inputs: dict[str, Any], exp: dict[str, Any]) -> None:
 def run_tongbi(inputs: dict[str, Any], exp: dict[str, Any]) -> None:
     u = inputs["units"]
     claims = tongbi_niuniu_claims(
-        winner=inputs["winner"], base=money(inputs["base"], u),
-        hand_multiple=inputs["hand_multiple"], bet_multiples=inputs["bet_multiples"],
+        winner=inputs["winner"],
+        base=money(inputs["base"], u),
+        hand_multiple=inputs["hand_multiple"],
+        bet_multiples=inputs["bet_multiples"],
     )
     result = settle(claims, participants=list(inputs["bet_multiples"]), rake=rake_of(inputs))
     check_result(result, inputs, exp)
@@ -153,13 +155,15 @@ def run_banker_cover(inputs: dict[str, Any], exp: dict[str, Any]) -> None:
     u = inputs["units"]
     banker = inputs["banker"]
     players = inputs["players"]
-    claims = [
-        Claim(banker, p, money(v["theoretical"], u), (), p) for p, v in players.items()
-    ]
+    claims = [Claim(banker, p, money(v["theoretical"], u), (), p) for p, v in players.items()]
     carried = {p: money(v["carried"], u) for p, v in players.items()}
     carried[banker] = money(inputs["banker_carried"], u)
-    result = settle(claims, participants=[*players, banker],
-                    liability=[BankerCover(banker, carried)], rake=rake_of(inputs))
+    result = settle(
+        claims,
+        participants=[*players, banker],
+        liability=[BankerCover(banker, carried)],
+        rake=rake_of(inputs),
+    )
     check_result(result, inputs, exp)
 
 
@@ -169,24 +173,32 @@ def run_mahjong(inputs: dict[str, Any], exp: dict[str, Any]) -> None:
     claims: list[Claim] = []
     for w in inputs["wins"]:
         if w["type"] == "self_draw":
-            claims += mahjong_self_draw_claims(winner=w["winner"], payers=w["payers"],
-                                               base=base, fan=w["fan"])
+            claims += mahjong_self_draw_claims(
+                winner=w["winner"], payers=w["payers"], base=base, fan=w["fan"]
+            )
         else:
-            claims.append(mahjong_discard_claim(winner=w["winner"], discarder=w["discarder"],
-                                                base=base, fan=w["fan"]))
+            claims.append(
+                mahjong_discard_claim(
+                    winner=w["winner"], discarder=w["discarder"], base=base, fan=w["fan"]
+                )
+            )
     caps: list[CapRule] = []
     if "max_fan" in inputs:
         caps.append(fan_cap(inputs["max_fan"], "004 血战到底 积分计算", spots=("hu",)))
     if "pair_cap_base" in inputs:
         caps.append(xuezhan_daodi_pair_cap(money(inputs["pair_cap_base"], u)))
-    result = settle(claims, participants=inputs["participants"], caps=caps,
-                    rake=rake_of(inputs))
+    result = settle(claims, participants=inputs["participants"], caps=caps, rake=rake_of(inputs))
     check_result(result, inputs, exp)
 
 
 def _claim(c: dict[str, Any], units: str) -> Claim:
-    return Claim(c["payer"], c["payee"], money(c["base"], units),
-                 tuple(exact(f) for f in c["factors"]), c.get("spot", ""))
+    return Claim(
+        c["payer"],
+        c["payee"],
+        money(c["base"], units),
+        tuple(exact(f) for f in c["factors"]),
+        c.get("spot", ""),
+    )
 
 
 def run_claims(inputs: dict[str, Any], exp: dict[str, Any]) -> None:
@@ -203,12 +215,21 @@ def run_claims(inputs: dict[str, Any], exp: dict[str, Any]) -> None:
         else:
             assert rule["rule"] == "cha_da_jiao"
             liability.append(ChaDaJiao(rule["payer"], money(rule["balance"], u), rule["fan"]))
-    result = settle(claims, participants=inputs["participants"], caps=caps,
-                    liability=liability, rake=rake_of(inputs))
+    result = settle(
+        claims,
+        participants=inputs["participants"],
+        caps=caps,
+        liability=liability,
+        rake=rake_of(inputs),
+    )
     check_result(result, inputs, exp)
     if "extra_claim_over_cap" in inputs:
-        over = settle([*claims, _claim(inputs["extra_claim_over_cap"], u)],
-                      participants=inputs["participants"], caps=caps, rake=rake_of(inputs))
+        over = settle(
+            [*claims, _claim(inputs["extra_claim_over_cap"], u)],
+            participants=inputs["participants"],
+            caps=caps,
+            rake=rake_of(inputs),
+        )
         want = exp["expected_over_cap"]
         assert theoretical(over) == money_map(want["theoretical"], exp["units"])
         assert dict(over.deltas) == money_map(want["deltas"], exp["units"])
@@ -219,16 +240,26 @@ def run_doudizhu(inputs: dict[str, Any], exp: dict[str, Any]) -> None:
     landlord, farmers = inputs["landlord"], inputs["farmers"]
     doubling = inputs["variant"] == "doubling"
     claims = doudizhu_claims(
-        landlord=landlord, farmers=farmers, base=money(inputs["base"], u), bid=inputs["bid"],
-        multiple=inputs["multiple"], landlord_wins=inputs["landlord_wins"],
-        grab=inputs.get("grab", 1), doubling=inputs.get("doubling") if doubling else None,
+        landlord=landlord,
+        farmers=farmers,
+        base=money(inputs["base"], u),
+        bid=inputs["bid"],
+        multiple=inputs["multiple"],
+        landlord_wins=inputs["landlord_wins"],
+        grab=inputs.get("grab", 1),
+        doubling=inputs.get("doubling") if doubling else None,
     )
     caps: list[CapRule] = list(doudizhu_doubling_caps(landlord)) if doubling else [doudizhu_cap()]
     liability: list[LiabilityRule] = []
     if "carried" in inputs:
         liability.append(DouDizhuThreeStep(landlord, money_map(inputs["carried"], u)))
-    result = settle(claims, participants=[landlord, *farmers], caps=caps, liability=liability,
-                    rake=rake_of(inputs))
+    result = settle(
+        claims,
+        participants=[landlord, *farmers],
+        caps=caps,
+        liability=liability,
+        rake=rake_of(inputs),
+    )
     check_result(result, inputs, exp)
 
 
@@ -269,8 +300,13 @@ def test_golden_vector(path: Path) -> None:
     vector = load(path)
     assert set(vector) == {"id", "source", "inputs", "expected"}
     assert vector["id"] == path.stem
-    assert any(f in vector["source"] for f in ("000_d16ad353ba467b8a.txt",
-                                               "001_5f10773fec037198.txt",
-                                               "004_5b64d410fb5765b6.txt"))
+    assert any(
+        f in vector["source"]
+        for f in (
+            "000_d16ad353ba467b8a.txt",
+            "001_5f10773fec037198.txt",
+            "004_5b64d410fb5765b6.txt",
+        )
+    )
     assert vector["inputs"]["units"] in ("points", "minor")
     RUNNERS[vector["inputs"]["kind"]](vector["inputs"], vector["expected"])

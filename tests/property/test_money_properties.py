@@ -38,8 +38,7 @@ from croupier.money import (
     xuezhan_daodi_pair_cap,
 )
 
-PROFILE = settings(max_examples=150, deadline=None,
-                   suppress_health_check=[HealthCheck.too_slow])
+PROFILE = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 RATES = st.sampled_from([Fraction(0), FIVE_PERCENT, TWO_PERCENT, Fraction(3, 100)])
 NAMES = [f"p{i}" for i in range(9)]
 
@@ -116,7 +115,8 @@ def test_pots_seat_order_only_moves_odd_units(
     other = settle_pots(shuffled, rake=policy)
     balanced(other)
     assert [(p.amount, set(p.eligible), set(p.winners)) for p in first.pots] == [
-        (p.amount, set(p.eligible), set(p.winners)) for p in other.pots]
+        (p.amount, set(p.eligible), set(p.winners)) for p in other.pots
+    ]
     if all(not p.odd_units for p in first.pots):
         assert dict(first.deltas) == dict(other.deltas)
     else:
@@ -156,16 +156,24 @@ def test_banker_cover(hand: tuple[list[Claim], dict[str, int], list[str]], rate:
     for who in order:
         gross = r.deltas[who] + r.rake[who]
         assert abs(gross) <= carried[who]  # wins and losses at most carried, both ways
-    same_record(r, settle(claims, participants=order, liability=[BankerCover("bk", carried)],
-                          rake=policy))
-    reordered = settle(claims, participants=list(reversed(order)),
-                       liability=[BankerCover("bk", carried)], rake=policy)
+    same_record(
+        r, settle(claims, participants=order, liability=[BankerCover("bk", carried)], rake=policy)
+    )
+    reordered = settle(
+        claims,
+        participants=list(reversed(order)),
+        liability=[BankerCover("bk", carried)],
+        rake=policy,
+    )
     assert dict(reordered.deltas) == dict(r.deltas)
 
 
 @PROFILE
-@given(st.dictionaries(st.sampled_from(NAMES), st.integers(-10**5, 10**5), min_size=1),
-       st.integers(0, 10**5), st.integers(0, 10**5))
+@given(
+    st.dictionaries(st.sampled_from(NAMES), st.integers(-(10**5), 10**5), min_size=1),
+    st.integers(0, 10**5),
+    st.integers(0, 10**5),
+)
 def test_flavours_1_and_2_exact(results: dict[str, int], player_cap: int, cover: int) -> None:
     capped = cap_by_carried(results, dict.fromkeys(results, player_cap))
     assert all(abs(v) <= player_cap and v * results[p] >= 0 for p, v in capped.items())
@@ -206,10 +214,17 @@ def test_doudizhu_is_proportional_liability_with_two_sides(
 @given(doudizhu_hands(), RATES)
 def test_doudizhu_pipeline(hand: tuple[dict[str, int], dict[str, int]], rate: Fraction) -> None:
     scores, carried = hand
-    claims = [Claim("L", f, v) if v > 0 else Claim(f, "L", -v) for f, v in scores.items()
-              if f != "L" and v]
-    r = settle(claims, participants=["L", "F1", "F2"],
-               liability=[DouDizhuThreeStep("L", carried)], rake=RakePolicy(rate))
+    claims = [
+        Claim("L", f, v) if v > 0 else Claim(f, "L", -v)
+        for f, v in scores.items()
+        if f != "L" and v
+    ]
+    r = settle(
+        claims,
+        participants=["L", "F1", "F2"],
+        liability=[DouDizhuThreeStep("L", carried)],
+        rake=RakePolicy(rate),
+    )
     balanced(r)
     rake_bounded(r, rate)
     for p in scores:
@@ -223,9 +238,15 @@ def mahjong_hands(draw: st.DrawFn) -> tuple[list[Claim], dict[str, int], list[st
     claims = []
     for _ in range(draw(st.integers(1, 8))):
         payer, payee = draw(st.permutations(order))[:2]
-        claims.append(Claim(payer, payee, draw(st.integers(1, 5000)),
-                            (Fraction(2) ** draw(st.integers(0, 4)),),
-                            draw(st.sampled_from(["hu", "gang", "hua_zhu"]))))
+        claims.append(
+            Claim(
+                payer,
+                payee,
+                draw(st.integers(1, 5000)),
+                (Fraction(2) ** draw(st.integers(0, 4)),),
+                draw(st.sampled_from(["hu", "gang", "hua_zhu"])),
+            )
+        )
     carried = {p: draw(st.integers(0, 60_000)) for p in order}
     return claims, carried, order
 
@@ -254,8 +275,10 @@ def test_proportional_pipeline(
 
 
 @PROFILE
-@given(st.dictionaries(st.sampled_from(NAMES), st.integers(-10**5, 10**5), min_size=1),
-       st.integers(0, 10**5))
+@given(
+    st.dictionaries(st.sampled_from(NAMES), st.integers(-(10**5), 10**5), min_size=1),
+    st.integers(0, 10**5),
+)
 def test_proportional_exact(raw: dict[str, int], cap: int) -> None:
     nets = dict(raw)
     first = next(iter(nets))
@@ -270,8 +293,9 @@ def test_proportional_exact(raw: dict[str, int], cap: int) -> None:
 
 
 # -- 查大叫 and 花猪 (flavours 5 and 6) --------------------------------------------------------
-claims_by_listener = st.dictionaries(st.sampled_from(NAMES), st.integers(0, 20_000),
-                                     min_size=1, max_size=3)
+claims_by_listener = st.dictionaries(
+    st.sampled_from(NAMES), st.integers(0, 20_000), min_size=1, max_size=3
+)
 
 
 @PROFILE
@@ -310,7 +334,8 @@ def test_payer_rules_in_the_pipeline(
     order = ["payer", *owed]
     claims = [Claim("payer", p, v, (), "x") for p, v in owed.items()]
     rule: HuaZhuSplit | ChaDaJiao = (
-        HuaZhuSplit("payer", balance) if hua_zhu
+        HuaZhuSplit("payer", balance)
+        if hua_zhu
         else ChaDaJiao("payer", balance, dict.fromkeys(owed, 2))
     )
     r = settle(claims, participants=order, liability=[rule], rake=RakePolicy(rate))
@@ -322,12 +347,27 @@ def test_payer_rules_in_the_pipeline(
 
 
 # -- house-banked -----------------------------------------------------------------------------
-results = st.sampled_from([Fraction(-1), Fraction(-1, 2), Fraction(0), Fraction(1, 2),
-                           Fraction(1), Fraction(3, 2), Fraction(8), Fraction(11),
-                           Fraction(23, 10)])
+results = st.sampled_from(
+    [
+        Fraction(-1),
+        Fraction(-1, 2),
+        Fraction(0),
+        Fraction(1, 2),
+        Fraction(1),
+        Fraction(3, 2),
+        Fraction(8),
+        Fraction(11),
+        Fraction(23, 10),
+    ]
+)
 wagers = st.lists(
-    st.builds(Wager, st.sampled_from(NAMES[:4]), st.sampled_from(["banker", "player", "tie"]),
-              st.integers(0, 100_000), results),
+    st.builds(
+        Wager,
+        st.sampled_from(NAMES[:4]),
+        st.sampled_from(["banker", "player", "tie"]),
+        st.integers(0, 100_000),
+        results,
+    ),
     max_size=12,
 )
 
@@ -367,13 +407,21 @@ def test_rake_rates_with_whole_reciprocals_commute_with_truncation(
 
 
 @PROFILE
-@given(st.integers(0, 10**7), st.integers(0, 10**7), st.integers(1, 1000), st.integers(1, 10),
-       st.integers(2, 6))
-def test_classic_niuniu_limits(
-    banker: int, player: int, base: int, top: int, players: int
-) -> None:
-    lim = classic_niuniu_bet_limits(banker_balance=banker, player_balance=player, base=base,
-                                    max_hand_multiple=top, players=players)
+@given(
+    st.integers(0, 10**7),
+    st.integers(0, 10**7),
+    st.integers(1, 1000),
+    st.integers(1, 10),
+    st.integers(2, 6),
+)
+def test_classic_niuniu_limits(banker: int, player: int, base: int, top: int, players: int) -> None:
+    lim = classic_niuniu_bet_limits(
+        banker_balance=banker,
+        player_balance=player,
+        base=base,
+        max_hand_multiple=top,
+        players=players,
+    )
     assert set(lim.options) <= {1, 3, 6, 10}
     for m in lim.options:
         # A player who loses at the top hand multiple is covered, and so are all the
@@ -396,8 +444,12 @@ def test_records_hold_ints_and_strings_only(
     hand: tuple[list[Claim], dict[str, int], list[str]],
 ) -> None:
     claims, carried, order = hand
-    r = settle(claims, participants=order, liability=[ProportionalToCarried(carried)],
-               rake=RakePolicy(FIVE_PERCENT))
+    r = settle(
+        claims,
+        participants=order,
+        liability=[ProportionalToCarried(carried)],
+        rake=RakePolicy(FIVE_PERCENT),
+    )
     assert json_only(r.to_json_dict())
 
 
@@ -410,7 +462,8 @@ def test_hundred_spot_limit_is_the_largest_covered_multiplier(
     if total > balance:
         return
     limit = hundred_spot_multiplier_limit(
-        balance=balance, stakes={f"s{i}": v for i, v in enumerate(stakes)}, max_multiplier=top)
+        balance=balance, stakes={f"s{i}": v for i, v in enumerate(stakes)}, max_multiplier=top
+    )
     assert 0 <= limit <= top
     if total:
         assert limit * total <= balance

@@ -67,7 +67,9 @@ def test_chain_links_and_hashes(dealer: Signer, gateway: Signer) -> None:
 
 def test_each_kind_of_break_is_named(dealer: Signer, gateway: Signer) -> None:
     events, _ = stream(dealer, gateway)
-    bad_payload = dataclasses.replace(events[1], payload_bytes=b'{"amount":999,"seat":1,"spot":"banker"}')
+    bad_payload = dataclasses.replace(
+        events[1], payload_bytes=b'{"amount":999,"seat":1,"spot":"banker"}'
+    )
     with pytest.raises(ChainError, match="#1: hash does not match") as e:
         verify_chain([events[0], bad_payload, events[2]])
     assert (e.value.stream, e.value.seq) == ("t1_h1", 1)
@@ -143,4 +145,6 @@ def test_json_round_trip(dealer: Signer, gateway: Signer) -> None:
     assert [Seal.from_json_dict(s.to_json_dict()) for s in seals] == seals
     with pytest.raises(InvalidInput):
         Event.from_json_dict({"stream": "x"})
-    assert KeyRegistry.from_json(registry(dealer).to_json()).get("dealer-1") == dealer.public_entry()
+    assert (
+        KeyRegistry.from_json(registry(dealer).to_json()).get("dealer-1") == dealer.public_entry()
+    )

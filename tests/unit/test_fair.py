@@ -22,7 +22,9 @@ def test_algorithm_id_is_pinned() -> None:
     assert KAT["algorithm"] == fair.ALGORITHM == "croupier-fy/hmac-sha256/v1"
 
 
-@pytest.mark.parametrize("v", KAT["vectors"], ids=lambda v: f"{v['deck']['base']}x{v['deck']['copies']}")
+@pytest.mark.parametrize(
+    "v", KAT["vectors"], ids=lambda v: f"{v['deck']['base']}x{v['deck']['copies']}"
+)
 def test_known_answer_vectors(v: dict) -> None:
     seed = bytes.fromhex(v["server_seed"])
     assert fair.commitment(seed).hex() == v["commitment"]

@@ -83,9 +83,10 @@ class Bus:
 
     async def close(self) -> None:
         try:
-            await self.nc.drain()
-        except Exception:  # closing a dead connection is fine
-            await self.nc.close()
+            await asyncio.wait_for(self.nc.flush(), 5)
+        except Exception:  # flushing a dead or slow connection is fine
+            pass
+        await self.nc.close()
 
 
 @dataclass

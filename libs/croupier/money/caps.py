@@ -128,10 +128,13 @@ def doudizhu_doubling_caps(landlord: str) -> tuple[MultipleCap, ParticipantMulti
     farmer's own 加倍, which the score formula 1.3.4 multiplies in) at most 128; the
     landlord's, the sum of the farmers', at most 256."""
     return (
-        MultipleCap(Fraction(128), RULE_DOUDIZHU_DOUBLING_FARMER_CAP,
-                    SOURCE_DOUDIZHU_DOUBLING_CAP),
-        ParticipantMultipleCap(landlord, Fraction(256), RULE_DOUDIZHU_DOUBLING_LANDLORD_CAP,
-                               SOURCE_DOUDIZHU_DOUBLING_CAP),
+        MultipleCap(Fraction(128), RULE_DOUDIZHU_DOUBLING_FARMER_CAP, SOURCE_DOUDIZHU_DOUBLING_CAP),
+        ParticipantMultipleCap(
+            landlord,
+            Fraction(256),
+            RULE_DOUDIZHU_DOUBLING_LANDLORD_CAP,
+            SOURCE_DOUDIZHU_DOUBLING_CAP,
+        ),
     )
 
 
@@ -145,13 +148,15 @@ def fan_cap(max_fan: int, source: str, spots: Sequence[str] = ()) -> MultipleCap
 
 def xuezhan_daodi_pair_cap(base: int) -> PairAmountCap:
     """004 血战到底: at most 24 x the room base collected from any single player."""
-    return PairAmountCap(24 * non_negative(base, "base"), RULE_PAIR_CAP,
-                         SOURCE_XUEZHAN_DAODI_PAIR_CAP)
+    return PairAmountCap(
+        24 * non_negative(base, "base"), RULE_PAIR_CAP, SOURCE_XUEZHAN_DAODI_PAIR_CAP
+    )
 
 
 def _adjust(claim: Claim, before: Fraction, after: Fraction) -> CapAdjustment:
-    return CapAdjustment(claim.payer, claim.payee, claim.spot, before, after,
-                         claim.base * before, claim.base * after)
+    return CapAdjustment(
+        claim.payer, claim.payee, claim.spot, before, after, claim.base * before, claim.base * after
+    )
 
 
 def apply_cap(claims: Sequence[Capped], cap: CapRule) -> tuple[list[Capped], CapStep]:

@@ -54,8 +54,14 @@ class Claim:
         return self.base * self.multiple
 
     def line(self) -> ClaimLine:
-        return ClaimLine(self.payer, self.payee, self.spot, self.base,
-                         tuple(Fraction(f) for f in self.factors), self.amount)
+        return ClaimLine(
+            self.payer,
+            self.payee,
+            self.spot,
+            self.base,
+            tuple(Fraction(f) for f in self.factors),
+            self.amount,
+        )
 
 
 def nets_of(

@@ -96,8 +96,13 @@ def tongbi_niuniu_claims(
     hm = _positive_int(hand_multiple, "hand_multiple")
     wm = _positive_int(bet_multiples[winner], "winner's bet multiple")
     return [
-        Claim(p, winner, b, (exact(hm), exact(wm), exact(_positive_int(bm, f"bet of {p!r}"))),
-              "tongbi")
+        Claim(
+            p,
+            winner,
+            b,
+            (exact(hm), exact(wm), exact(_positive_int(bm, f"bet of {p!r}"))),
+            "tongbi",
+        )
         for p, bm in bet_multiples.items()
         if p != winner
     ]

@@ -33,9 +33,7 @@ from croupier.money.rake import NO_RAKE, RakePolicy, rake_on_profits
 from croupier.money.record import PotRecord, PotsStep, RakeStep, SettlementResult
 
 RULE_SIDE_POTS: Final = "side_pots"
-SOURCE_SIDE_POTS: Final = (
-    "000 必下德州规则 基本规则 5-6 and 结算例子; 001 德州2+3 下注规则 4、全押"
-)
+SOURCE_SIDE_POTS: Final = "000 必下德州规则 基本规则 5-6 and 结算例子; 001 德州2+3 下注规则 4、全押"
 ODD_UNIT_RULE: Final = (
     "split pots: units left over go one each to the winners in clockwise order starting "
     "with the first seat after the button"
@@ -152,11 +150,9 @@ def build_pots(seats: Sequence[PotSeat]) -> tuple[tuple[Pot, ...], dict[str, int
     """Rules 1-2: the pots, main first, and the uncalled chips returned per player."""
     _validate(seats)
     ids = [s.participant for s in seats]
-    layers, i_top, back = _layers([s.contributed for s in seats],
-                                  [not s.folded for s in seats])
+    layers, i_top, back = _layers([s.contributed for s in seats], [not s.folded for s in seats])
     pots = tuple(
-        Pot(amount, level, tuple((ids[i], x) for i, x in parts),
-            tuple(ids[i] for i in eligible))
+        Pot(amount, level, tuple((ids[i], x) for i, x in parts), tuple(ids[i] for i in eligible))
         for level, amount, parts, eligible in layers
     )
     return pots, ({ids[i_top]: back} if back else {})
@@ -215,22 +211,41 @@ def settle_pots(
             got[i] += share
             shares.append((ids[i], share))
         w_ids = tuple([ids[i] for i in winners])
-        records.append(PotRecord(k, amount, level, tuple([(ids[i], x) for i, x in parts]),
-                                 tuple([ids[i] for i in eligible]), w_ids, tuple(shares),
-                                 w_ids[:r]))
+        records.append(
+            PotRecord(
+                k,
+                amount,
+                level,
+                tuple([(ids[i], x) for i, x in parts]),
+                tuple([ids[i] for i in eligible]),
+                w_ids,
+                tuple(shares),
+                w_ids[:r],
+            )
+        )
     profits = {ids[i]: got[i] - contributed[i] for i in range(n)}
     rakes = rake_on_profits(profits, rake)
     total_rake = sum(rakes.values())
     deltas = {who: profits[who] - rakes[who] for who in ids}
     staked = tuple(zip(ids, contributed, strict=True))
     pots_step = PotsStep(
-        RULE_SIDE_POTS, SOURCE_SIDE_POTS, ODD_UNIT_RULE, staked,
+        RULE_SIDE_POTS,
+        SOURCE_SIDE_POTS,
+        ODD_UNIT_RULE,
+        staked,
         tuple(ids[i] for i in range(n) if not live[i]),
         ((ids[i_top], back),) if back else (),
         tuple(records),
     )
-    r_step = RakeStep(rake.rule, rake.source, rake.rate, rake.cap, tuple(sorted(rake.exempt)),
-                      tuple(profits.items()), tuple(rakes.items()))
+    r_step = RakeStep(
+        rake.rule,
+        rake.source,
+        rake.rate,
+        rake.cap,
+        tuple(sorted(rake.exempt)),
+        tuple(profits.items()),
+        tuple(rakes.items()),
+    )
     return SettlementResult(
         hand_id=hand_id,
         participants=tuple(ids),

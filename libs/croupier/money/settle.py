@@ -106,8 +106,7 @@ def _apply_payer_rule(
     payments: list[PaymentLine], rule: ChaDaJiao | HuaZhuSplit, order: Sequence[str]
 ) -> tuple[list[PaymentLine], tuple[str, ...], str]:
     mine = [
-        p for p in payments
-        if p.payer == rule.payer and (not rule.spots or p.spot in rule.spots)
+        p for p in payments if p.payer == rule.payer and (not rule.spots or p.spot in rule.spots)
     ]
     owed: dict[str, Fraction] = {}
     for p in mine:
@@ -123,8 +122,10 @@ def _apply_payer_rule(
             if v.denominator != 1:
                 raise InvalidInput(f"花猪 claims must be whole minor units, {q!r} is owed {v}")
             whole_owed[q] = v.numerator
-        new = {q: Fraction(v) for q, v in hua_zhu_split(rule.balance, whole_owed,
-                                                        unit=rule.unit).items()}
+        new = {
+            q: Fraction(v)
+            for q, v in hua_zhu_split(rule.balance, whole_owed, unit=rule.unit).items()
+        }
         note = f"balance {rule.balance}, unit {rule.unit}"
     changed = tuple(q for q in owed if new[q] != owed[q])
     if not changed:
@@ -170,20 +171,18 @@ def _apply_hand_rule(
         for p in payments:
             if hub not in (p.payer, p.payee):
                 raise InvalidInput(
-                    f"{rule.rule}: every claim must involve {hub!r}, not {p.payer!r} -> "
-                    f"{p.payee!r}"
+                    f"{rule.rule}: every claim must involve {hub!r}, not {p.payer!r} -> {p.payee!r}"
                 )
-        parties = [q for q in order if q != hub and any(q in (p.payer, p.payee)
-                                                       for p in payments)]
+        parties = [q for q in order if q != hub and any(q in (p.payer, p.payee) for p in payments)]
         if isinstance(rule, BankerCover):
             if hub not in rule.carried:
                 raise InvalidInput(f"no carried amount for the banker {hub!r}")
             results = {q: nets[q] for q in parties}
-            after = banker_pro_rata(hub, cap_by_carried(results, rule.carried),
-                                    rule.carried[hub])
+            after = banker_pro_rata(hub, cap_by_carried(results, rule.carried), rule.carried[hub])
         else:
-            after = doudizhu_three_step(hub, {hub: nets[hub], **{q: nets[q] for q in parties}},
-                                        rule.carried)
+            after = doudizhu_three_step(
+                hub, {hub: nets[hub], **{q: nets[q] for q in parties}}, rule.carried
+            )
     else:
         active = {q: v for q, v in nets.items() if v != 0}
         after = proportional_to_carried(active, rule.carried)
@@ -235,8 +234,11 @@ def settle(
     _check_rule_order(liability)
     steps: list[Step] = []
     theo_nets = nets_of(((c.payer, c.payee, c.amount) for c in claims), order)
-    steps.append(TheoreticalStep(RULE_THEORETICAL, source, tuple(c.line() for c in claims),
-                                 ordered(theo_nets, order)))
+    steps.append(
+        TheoreticalStep(
+            RULE_THEORETICAL, source, tuple(c.line() for c in claims), ordered(theo_nets, order)
+        )
+    )
 
     capped: list[Capped] = [(c, c.multiple) for c in claims]
     for cap in caps:
@@ -254,8 +256,17 @@ def settle(
         else:
             payments, after, note = _apply_hand_rule(payments, rule, order, unit)
             changed = tuple(q for q in order if after[q] != before[q])
-        steps.append(LiabilityStep(rule.rule, rule.source, ordered(before, order),
-                                   ordered(after, order), tuple(payments), changed, note))
+        steps.append(
+            LiabilityStep(
+                rule.rule,
+                rule.source,
+                ordered(before, order),
+                ordered(after, order),
+                tuple(payments),
+                changed,
+                note,
+            )
+        )
 
     grouped: dict[tuple[str, str, str], Fraction] = {}
     for p in payments:
@@ -273,8 +284,15 @@ def settle(
         nets[payee] += paid
         spot_totals[(payee, spot)] = spot_totals.get((payee, spot), 0) + paid
         spot_totals[(payer, spot)] = spot_totals.get((payer, spot), 0) - paid
-    steps.append(RoundingStep(RULE_ROUNDING, SOURCE_ROUNDING, unit, tuple(paid_lines),
-                              tuple((p, kept[p]) for p in order if kept[p])))
+    steps.append(
+        RoundingStep(
+            RULE_ROUNDING,
+            SOURCE_ROUNDING,
+            unit,
+            tuple(paid_lines),
+            tuple((p, kept[p]) for p in order if kept[p]),
+        )
+    )
 
     rakes, r_step = rake_step(nets, rake, order)
     steps.append(r_step)
@@ -285,8 +303,9 @@ def settle(
     rank = {p: i for i, p in enumerate(order)}
     spots = tuple(
         SpotLine(who, spot, amount)
-        for (who, spot), amount in sorted(spot_totals.items(),
-                                          key=lambda kv: (rank[kv[0][0]], kv[0][1]))
+        for (who, spot), amount in sorted(
+            spot_totals.items(), key=lambda kv: (rank[kv[0][0]], kv[0][1])
+        )
     )
     return SettlementResult(
         hand_id=hand_id,
@@ -362,10 +381,19 @@ def settle_against_house(
             claims.append(Claim(house, w.participant, w.amount, (w.result,), w.spot))
         else:
             claims.append(Claim(w.participant, house, w.amount, (-w.result,), w.spot))
-    policy = RakePolicy(exact(rake_rate, "rake_rate"), rake_cap, frozenset({house}),
-                        source=rake_source or "variant rake rate")
-    result = settle(claims, participants=[*players, house], rake=policy, hand_id=hand_id,
-                    source=SOURCE_AGAINST_HOUSE)
+    policy = RakePolicy(
+        exact(rake_rate, "rake_rate"),
+        rake_cap,
+        frozenset({house}),
+        source=rake_source or "variant rake rate",
+    )
+    result = settle(
+        claims,
+        participants=[*players, house],
+        rake=policy,
+        hand_id=hand_id,
+        source=SOURCE_AGAINST_HOUSE,
+    )
     staked = dict.fromkeys(players, 0)
     for w in wagers:
         staked[w.participant] += w.amount

@@ -238,8 +238,26 @@ def count_settlements(conn: Connection, variant: str | None = None) -> int:
     return int(conn.execute(q).scalar_one())
 
 
+def settlement_counts(
+    conn: Connection, since_ms: int | None = None, until_ms: int | None = None
+) -> dict[str, int]:
+    """Hands settled per variant with ``since_ms <= settled_at_ms < until_ms``."""
+    q = sa.select(_ST.c.variant, sa.func.count()).group_by(_ST.c.variant)
+    if since_ms is not None:
+        q = q.where(_ST.c.settled_at_ms >= since_ms)
+    if until_ms is not None:
+        q = q.where(_ST.c.settled_at_ms < until_ms)
+    return {str(v): int(n) for v, n in conn.execute(q)}
+
+
 class SettlementStore(Database):
     """Settlement reads, and single-record writes (each its own transaction)."""
+
+    def settlement_counts(
+        self, since_ms: int | None = None, until_ms: int | None = None
+    ) -> dict[str, int]:
+        with self._read() as conn:
+            return settlement_counts(conn, since_ms, until_ms)
 
     def put_settlement(
         self,

@@ -58,8 +58,9 @@ def test_doubling_caps_farmer_128_and_landlord_256() -> None:
     assert [m for _, m in out] == [128, 128]
     assert step.adjustments == ()
     # A landlord total above 256 is scaled pro rata.
-    out, step = apply_cap(capped(Claim("L", "F1", 100, (200,)), Claim("L", "F2", 100, (120,))),
-                          landlord)
+    out, step = apply_cap(
+        capped(Claim("L", "F1", 100, (200,)), Claim("L", "F2", 100, (120,))), landlord
+    )
     assert [m for _, m in out] == [160, 96]
     assert len(step.adjustments) == 2
 
@@ -67,8 +68,9 @@ def test_doubling_caps_farmer_128_and_landlord_256() -> None:
 def test_multiple_cap_only_on_listed_spots() -> None:
     cap = fan_cap(3, "004 血战到底", spots=("hu",))
     assert cap.limit == 8
-    out, _ = apply_cap(capped(Claim("B", "A", 10, (16,), "hu"), Claim("B", "A", 10, (16,), "gang")),
-                       cap)
+    out, _ = apply_cap(
+        capped(Claim("B", "A", 10, (16,), "hu"), Claim("B", "A", 10, (16,), "gang")), cap
+    )
     assert amounts(out) == [80, 160]
 
 
@@ -76,8 +78,10 @@ def test_pair_cap_counts_claims_in_order_and_drops_the_excess() -> None:
     cap = xuezhan_daodi_pair_cap(100)  # 24 points in a 1-point room
     assert cap.limit == 2400
     claims = capped(
-        Claim("B", "A", 100, (8,), "hu"), Claim("B", "A", 100, (8,), "gang"),
-        Claim("C", "A", 100, (8,), "hu"), Claim("B", "A", 100, (5,), "hua_zhu"),
+        Claim("B", "A", 100, (8,), "hu"),
+        Claim("B", "A", 100, (8,), "gang"),
+        Claim("C", "A", 100, (8,), "hu"),
+        Claim("B", "A", 100, (5,), "hua_zhu"),
         Claim("B", "A", 100, (8,), "gang"),
     )
     out, step = apply_cap(claims, cap)

@@ -12,8 +12,12 @@ from croupier.money.record import PotsStep
 
 def seed_table() -> list[PotSeat]:
     """000 必下德州规则 结算例子, in points x 100."""
-    return [PotSeat("A", 40000, 4), PotSeat("B", 20000, 1), PotSeat("C", 80000, 2),
-            PotSeat("D", 160000, 3)]
+    return [
+        PotSeat("A", 40000, 4),
+        PotSeat("B", 20000, 1),
+        PotSeat("C", 80000, 2),
+        PotSeat("D", 160000, 3),
+    ]
 
 
 def test_seed_table() -> None:
@@ -41,17 +45,22 @@ def test_pots_add_up_to_contributions() -> None:
 
 def test_folded_chips_stay_in_the_pots_they_reached() -> None:
     # B folds after putting in 300; A all-in 200; C and D 500 each.
-    seats = [PotSeat("A", 200, 1), PotSeat("B", 300, folded=True), PotSeat("C", 500, 3),
-             PotSeat("D", 500, 2)]
+    seats = [
+        PotSeat("A", 200, 1),
+        PotSeat("B", 300, folded=True),
+        PotSeat("C", 500, 3),
+        PotSeat("D", 500, 2),
+    ]
     r = settle_pots(seats)
     assert [(p.amount, p.eligible, p.winners) for p in r.pots] == [
-        (800, ("A", "C", "D"), ("C",)), (700, ("C", "D"), ("C",))]
+        (800, ("A", "C", "D"), ("C",)),
+        (700, ("C", "D"), ("C",)),
+    ]
     assert dict(r.deltas) == {"A": -200, "B": -300, "C": 1000, "D": -500}
 
 
 def test_folded_chips_above_every_live_level_go_to_the_last_pot() -> None:
-    seats = [PotSeat("A", 100, 1), PotSeat("B", 400, folded=True),
-             PotSeat("C", 400, folded=True)]
+    seats = [PotSeat("A", 100, 1), PotSeat("B", 400, folded=True), PotSeat("C", 400, folded=True)]
     pots, returned = build_pots(seats)
     assert returned == {}
     assert [(p.amount, p.eligible) for p in pots] == [(900, ("A",))]
@@ -108,14 +117,16 @@ def test_rake_on_net_profit_with_a_cap() -> None:
 
 @pytest.mark.parametrize(
     "seats",
-    [[PotSeat("A", 1, 1), PotSeat("A", 1, 2)],
-     [PotSeat("A", -1, 1), PotSeat("B", 1, 2)],
-     [PotSeat("A", True, 1), PotSeat("B", 1, 2)],  # type: ignore[arg-type]
-     [PotSeat("A", 1.0, 1), PotSeat("B", 1, 2)],  # type: ignore[arg-type]
-     [PotSeat("A", 1, folded=True), PotSeat("B", 1, folded=True)],
-     [PotSeat("A", 5, 1), PotSeat("B", 5)],
-     [PotSeat("", 5, 1)],
-     ["A"]],  # type: ignore[list-item]
+    [
+        [PotSeat("A", 1, 1), PotSeat("A", 1, 2)],
+        [PotSeat("A", -1, 1), PotSeat("B", 1, 2)],
+        [PotSeat("A", True, 1), PotSeat("B", 1, 2)],  # type: ignore[arg-type]
+        [PotSeat("A", 1.0, 1), PotSeat("B", 1, 2)],  # type: ignore[arg-type]
+        [PotSeat("A", 1, folded=True), PotSeat("B", 1, folded=True)],
+        [PotSeat("A", 5, 1), PotSeat("B", 5)],
+        [PotSeat("", 5, 1)],
+        ["A"],
+    ],  # type: ignore[list-item]
 )
 def test_bad_seats(seats: list[PotSeat]) -> None:
     with pytest.raises(InvalidInput):
@@ -134,5 +145,9 @@ def test_record_is_canonical_json() -> None:
     assert d["pots"][1]["name"] == "side1"  # type: ignore[index]
     body = canonical.dumps(d)
     assert canonical.loads(body) == json.loads(body)
-    assert canonical.dumps(settle_pots(seed_table(), rake=RakePolicy(FIVE_PERCENT),
-                                       hand_id="h1").to_json_dict()) == body
+    assert (
+        canonical.dumps(
+            settle_pots(seed_table(), rake=RakePolicy(FIVE_PERCENT), hand_id="h1").to_json_dict()
+        )
+        == body
+    )

@@ -18,7 +18,10 @@ def test_rates_of_the_seeds() -> None:
 def test_rake_is_on_profit_and_truncated() -> None:
     policy = RakePolicy(FIVE_PERCENT)
     assert rake_on_profits({"A": 100000, "B": -20000, "C": 0}, policy) == {
-        "A": 5000, "B": 0, "C": 0}
+        "A": 5000,
+        "B": 0,
+        "C": 0,
+    }
     assert rake_on_profits({"A": 39}, policy) == {"A": 1}
     assert rake_on_profits({"A": 19}, policy) == {"A": 0}
     assert rake_on_profits({"A": 1225}, RakePolicy(TWO_PERCENT)) == {"A": 24}
@@ -34,7 +37,10 @@ def test_cap_per_hand_scales_each_rake_down_truncated() -> None:
     assert rake_on_profits({"A": 1000, "B": 600}, policy) == {"A": 25, "B": 15}
     # raw 3, 3, 3 under a cap of 4: 3*4//9 = 1 each, 3 in all (never above the cap).
     assert rake_on_profits({"A": 60, "B": 60, "C": 60}, RakePolicy(FIVE_PERCENT, cap=4)) == {
-        "A": 1, "B": 1, "C": 1}
+        "A": 1,
+        "B": 1,
+        "C": 1,
+    }
     assert rake_on_profits({"A": 1000}, RakePolicy(FIVE_PERCENT, cap=100)) == {"A": 50}
     assert rake_on_profits({"A": 1000}, RakePolicy(FIVE_PERCENT, cap=0)) == {"A": 0}
 
@@ -52,6 +58,11 @@ def test_rake_step_records_rate_profits_and_rakes() -> None:
     rakes, step = rake_step({"A": 1000, "B": -1000}, RakePolicy(FIVE_PERCENT), ["B", "A"])
     assert rakes == {"A": 50, "B": 0}
     assert step.to_json_dict() == {
-        "step": "rake", "rule": "rake_on_net_profit", "source": step.source, "rate": "1/20",
-        "exempt": [], "profits": {"B": -1000, "A": 1000}, "rakes": {"B": 0, "A": 50},
+        "step": "rake",
+        "rule": "rake_on_net_profit",
+        "source": step.source,
+        "rate": "1/20",
+        "exempt": [],
+        "profits": {"B": -1000, "A": 1000},
+        "rakes": {"B": 0, "A": 50},
     }

@@ -40,9 +40,17 @@ def test_points_finer_than_a_minor_unit_are_refused() -> None:
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("12.5", Fraction(25, 2)), ("1/20", Fraction(1, 20)), ("5%", Fraction(1, 20)),
-     ("2%", Fraction(1, 50)), ("-3", Fraction(-3)), ("0", Fraction(0)), ("-1/2", Fraction(-1, 2)),
-     (" 7 ", Fraction(7)), ("0.05", Fraction(1, 20))],
+    [
+        ("12.5", Fraction(25, 2)),
+        ("1/20", Fraction(1, 20)),
+        ("5%", Fraction(1, 20)),
+        ("2%", Fraction(1, 50)),
+        ("-3", Fraction(-3)),
+        ("0", Fraction(0)),
+        ("-1/2", Fraction(-1, 2)),
+        (" 7 ", Fraction(7)),
+        ("0.05", Fraction(1, 20)),
+    ],
 )
 def test_exact_reads_decimals_ratios_and_percentages(text: str, value: Fraction) -> None:
     assert exact(text) == value
