@@ -138,22 +138,22 @@ def audit_hand(
         dealt_at: dict[int, int] = {}
         outcome_ev: Event | None = None
         settled_ev: Event | None = None
-        for e in hev[1:]:
-            if e.type == g.HAND_OUTCOME:
-                outcome_ev = e
+        for ev in hev[1:]:
+            if ev.type == g.HAND_OUTCOME:
+                outcome_ev = ev
                 continue
-            if e.type == g.HAND_SETTLED:
-                settled_ev = e
+            if ev.type == g.HAND_SETTLED:
+                settled_ev = ev
                 continue
             try:
-                p = e.payload
-                eng.step(state, e.type, p)
+                p = ev.payload
+                eng.step(state, ev.type, p)
             except RuleViolation as err:
-                return rep.fail(err.reason, f"{e.type}: {err.message}", e.stream, e.seq)
-            if e.type == g.CARD_DEALT:
+                return rep.fail(err.reason, f"{ev.type}: {err.message}", ev.stream, ev.seq)
+            if ev.type == g.CARD_DEALT:
                 for c in p["cards"]:
                     dealt.append((int(c["pos"]), str(c["card"])))
-                    dealt_at[int(c["pos"])] = e.seq
+                    dealt_at[int(c["pos"])] = ev.seq
         if not state.closed:
             return rep.fail("not_closed", "hand was never closed", hand_id, hev[-1].seq)
         rep.checks.append("rules")

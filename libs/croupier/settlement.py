@@ -71,8 +71,8 @@ def settle_state(engine: Engine[Any], state: HandState) -> HandSettlement:
     deltas = dict(result.deltas)
     rake = int(result.total_rake)
     postings = postings_for(deltas, rake, engine.variant)
-    staked = sum(int(v) for v in record.get("staked", {}).values())
-    returned = sum(int(v) for v in record.get("returned", {}).values())
+    staked = sum(result.staked.values())
+    returned = sum(result.returned.values())
     return HandSettlement(
         hand_id=state.hand_id,
         variant=engine.variant,

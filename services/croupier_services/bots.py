@@ -46,10 +46,4 @@ def _baccarat_bets(
 
 @cache
 def theoretical_rtp(variant: str) -> dict[str, Fraction]:
-    eng = engine_for(variant)
-    if eng.family == "baccarat":
-        from croupier.games.baccarat.probability import baccarat_odds
-
-        odds = baccarat_odds(eng.config.raw.get("decks", 8), eng.paytable)
-        return {spot.value: rtp for spot, rtp in odds.rtp.items()}
-    return {}
+    return engine_for(variant).theoretical_rtp()

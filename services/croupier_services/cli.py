@@ -124,18 +124,8 @@ def cmd_variants(a: argparse.Namespace) -> int:
 
 
 def cmd_rtp(a: argparse.Namespace) -> int:
-    eng = engine_for(a.variant)
-    if eng.family == "baccarat":
-        from croupier.games.baccarat.probability import baccarat_odds, format_odds_table
-
-        print(
-            format_odds_table(
-                baccarat_odds(int(eng.config.raw.get("decks", 8)), eng.paytable),
-                places=a.places,
-            )
-        )
-        return 0
-    raise InvalidInput(f"no RTP calculator for {a.variant} yet")
+    print(engine_for(a.variant).rtp_table(a.places))
+    return 0
 
 
 def cmd_rules(a: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ so a redelivery never has a second effect. Publishes carry a deterministic
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -82,10 +83,8 @@ class Bus:
         return Consumer(sub)
 
     async def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # flushing a dead connection is fine
             await asyncio.wait_for(self.nc.flush(), 5)
-        except Exception:  # flushing a dead or slow connection is fine
-            pass
         await self.nc.close()
 
 

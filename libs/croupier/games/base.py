@@ -30,6 +30,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, ClassVar, Generic, TypeVar
 
 from croupier.cards import DeckSpec
@@ -198,6 +199,18 @@ class Engine(ABC, Generic[S]):
         """``croupier rules eval|compare``: JSON describing hands (category, multiplier,
         winner). Families with comparable hands override this."""
         raise InvalidInput(f"{self.variant} has no '{action}' for bare hands")
+
+    def theoretical_rtp(self) -> dict[str, Fraction]:
+        """Exact return to player per unit staked on each spot, where the family has a
+        closed-form or enumerable game (empty otherwise)."""
+        return {}
+
+    def rtp_table(self, places: int = 6) -> str:
+        """``croupier rtp``: a printable table of exact probabilities and RTPs."""
+        rtp = self.theoretical_rtp()
+        if not rtp:
+            raise InvalidInput(f"no RTP calculator for {self.variant}")
+        return "\n".join(f"{k:<14}{float(v):.{places}f}" for k, v in rtp.items())
 
     # -- derived ---------------------------------------------------------------------
     def can(self, state: S, type_: str, payload: Mapping[str, Any]) -> bool:

@@ -32,7 +32,7 @@ def seeds_dir() -> Path:
 
 def _load_families() -> None:
     # Import engine modules so they register themselves.
-    from croupier.games.baccarat import engine as _baccarat  # noqa: F401
+    import croupier.games.baccarat.engine  # noqa: F401
 
 
 @cache

@@ -18,6 +18,7 @@ from typing import Any
 from croupier.cards import parse_card
 from croupier.errors import ActionRejected, BetRejected, ConfigError, InvalidInput, RuleViolation
 from croupier.games import base as g
+from croupier.games.baccarat.probability import BaccaratOdds, baccarat_odds, format_odds_table
 from croupier.games.baccarat.rules import (
     Coup,
     Side,
@@ -238,6 +239,15 @@ class BaccaratEngine(g.Engine[BaccaratState]):
             "b": {"cards": b, "total": tb, "natural": len(b) == 2 and tb >= 8},
             "winner": "a" if ta > tb else "b" if tb > ta else "tie",
         }
+
+    def odds(self) -> BaccaratOdds:
+        return baccarat_odds(self.config.deck.copies, self.paytable)
+
+    def theoretical_rtp(self) -> dict[str, Fraction]:
+        return {spot.value: rtp for spot, rtp in self.odds().rtp.items()}
+
+    def rtp_table(self, places: int = 6) -> str:
+        return format_odds_table(self.odds(), places=places)
 
     def settle(self, st: BaccaratState) -> SettlementResult:
         c = self.coup(st)
