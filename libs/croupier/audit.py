@@ -113,12 +113,13 @@ def audit_hand(
     for name, log in (("hand", hand), ("shoe", shoe)):
         try:
             verify_chain(log.events)
+            g.check_producers(log.events)
             sv.check_coverage(log.events, log.seals)
         except IntegrityError as e:
             return rep.fail(e.reason, f"{name} stream: {e.message}", e.stream, e.seq)
         if not log.events:
             return rep.fail("empty_stream", f"{name} stream has no events", None, None)
-    rep.checks += ["chain", "seals"]
+    rep.checks += ["chain", "producers", "seals"]
     hev, sev = hand.events, shoe.events
     if hev[0].stream != hand_id or hev[0].type != g.HAND_OPENED:
         return rep.fail("no_open", "hand does not start with hand.opened", hand_id, 0)

@@ -232,35 +232,39 @@ class Dealer:
         t = self.table(table_id)
         if t.hand is not None:
             raise ActionRejected(f"hand {t.hand.hand_id} is still open at {table_id}")
-        b = Batch()
-        if t.per_hand_shoe:
-            b.extend(self._new_shoe(t))
-        else:
-            assert t.shoe is not None
-            if t.shoe.revealed or t.shoe.pos >= t.shoe.cut:
-                if not t.shoe.revealed:
-                    b.extend(self._reveal(t.shoe))
-                b.extend(self._new_shoe(t))
-        shoe = t.shoe
-        assert shoe is not None
         eng = engine_for(t.variant)
-        t.hand_count += 1
-        shoe.hands += 1
-        hand_id = f"{table_id}_h{t.hand_count}"
-        payload = {
+        try:
+            seat_rows = [
+                {"seat": s["seat"], "player": s["player"], "stack": s["stack"]} for s in seats
+            ]
+        except (KeyError, TypeError) as e:
+            raise RuleViolation(f"malformed seat: {e}", reason="malformed") from e
+        new_shoe = t.per_hand_shoe or (
+            t.shoe is None or t.shoe.revealed or t.shoe.pos >= t.shoe.cut
+        )
+        hand_no = t.hand_count + 1
+        hand_id = f"{table_id}_h{hand_no}"
+        payload: dict[str, Any] = {
             "variant": t.variant,
             "config_version": eng.config.version,
             "table": table_id,
-            "shoe": shoe.shoe_id,
-            "commitment": shoe.commitment.commitment.hex(),
-            "hand_no": t.hand_count,
-            "shoe_hand_no": shoe.hands,
-            "seats": [
-                {"seat": int(s["seat"]), "player": str(s["player"]), "stack": int(s["stack"])}
-                for s in seats
-            ],
+            "hand_no": hand_no,
+            "shoe_hand_no": 1 if new_shoe else (t.shoe.hands + 1 if t.shoe else 1),
+            "seats": seat_rows,
         }
-        state = eng.open(hand_id, payload)  # validates seats
+        eng.open(hand_id, {**payload, "shoe": "", "commitment": ""})  # validate, no effects
+        b = Batch()
+        if new_shoe:
+            if t.shoe is not None and not t.shoe.revealed:
+                b.extend(self._reveal(t.shoe))
+            b.extend(self._new_shoe(t))
+        shoe = t.shoe
+        assert shoe is not None
+        t.hand_count = hand_no
+        shoe.hands += 1
+        payload["shoe"] = shoe.shoe_id
+        payload["commitment"] = shoe.commitment.commitment.hex()
+        state = eng.open(hand_id, payload)
         w = StreamWriter(hand_id)
         w.append(self.dealer, g.HAND_OPENED, payload)
         hand = Hand(hand_id, table_id, shoe, state, w)
@@ -289,10 +293,10 @@ class Dealer:
     def place_bets(self, hand_id: str, bets: Iterable[Mapping[str, Any]]) -> Batch:
         hand = self.hand(hand_id)
         eng = engine_for(hand.state.variant)
-        items = [
-            {"seat": int(x["seat"]), "spot": str(x["spot"]), "amount": int(x["amount"])}
-            for x in bets
-        ]
+        try:
+            items = [{"seat": x["seat"], "spot": x["spot"], "amount": x["amount"]} for x in bets]
+        except (KeyError, TypeError) as e:
+            raise BetRejected(f"malformed bet: {e}", reason="malformed") from e
         if not items:
             raise BetRejected("no bets given", reason="empty")
         # All-or-nothing: validate the whole list on a scratch replay first.

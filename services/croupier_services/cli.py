@@ -344,6 +344,9 @@ def main(argv: list[str] | None = None) -> int:
     except CroupierError as e:
         print(f"croupier: {e.reason}: {e.message}", file=sys.stderr)
         return 1 if not isinstance(e, InvalidInput) else 2
+    except (ValueError, OSError) as e:
+        print(f"croupier: bad input: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

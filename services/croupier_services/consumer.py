@@ -19,6 +19,7 @@ from croupier.bus import wire
 from croupier.bus.jetstream import Bus, Consumer, delivery_count
 from croupier.errors import CroupierError, IntegrityError, UnknownKey
 from croupier.events import Event, Seal, SealVerifier, verify_chain
+from croupier.games.base import check_producers
 from croupier.signing import KeyRegistry
 from croupier.store import EventStore
 from croupier_services import metrics
@@ -53,6 +54,7 @@ class IntegrityChecker:
         if any(e.stream != stream for e in m.events):
             raise IntegrityError("message mixes streams", reason="mixed_streams")
         verify_chain(m.events)
+        check_producers(m.events)
         try:
             self.verifier.check_coverage(m.events, m.seals)
         except UnknownKey:

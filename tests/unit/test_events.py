@@ -86,14 +86,14 @@ def test_seals_cover_their_producers_events(dealer: Signer, gateway: Signer) -> 
     events, seals = stream(dealer, gateway)
     SealVerifier(registry(dealer, gateway)).check_coverage(events, seals)
     # without the gateway seal the bets are not covered
-    with pytest.raises(SignatureError, match="#1 .*not covered"):
+    with pytest.raises(SignatureError, match=r"#1 .*not covered"):
         SealVerifier(registry(dealer, gateway)).check_coverage(events, seals[:1])
 
 
 def test_a_seal_by_another_producer_does_not_cover(dealer: Signer, gateway: Signer) -> None:
     events, _ = stream(dealer, gateway)
     only_dealer = seal(dealer, events[-1:], 2000)  # dealer seals the head, bets unsigned
-    with pytest.raises(SignatureError, match="bet.placed by gateway"):
+    with pytest.raises(SignatureError, match=r"bet\.placed by gateway"):
         SealVerifier(registry(dealer, gateway)).check_coverage(events, [only_dealer])
 
 

@@ -34,7 +34,13 @@ from fractions import Fraction
 from typing import Any, ClassVar, Generic, TypeVar
 
 from croupier.cards import DeckSpec
-from croupier.errors import ActionRejected, ConfigError, InvalidInput, RuleViolation
+from croupier.errors import (
+    ActionRejected,
+    ConfigError,
+    InvalidInput,
+    RuleViolation,
+    SignatureError,
+)
 from croupier.money import SettlementResult
 
 # Event types
@@ -50,6 +56,38 @@ HAND_OUTCOME = "hand.outcome"
 HAND_SETTLED = "hand.settled"
 SHOE_OPENED = "shoe.opened"
 SHOE_REVEALED = "shoe.revealed"
+
+# Who may write each event type. A log where, say, the dealer's key placed a bet is
+# refused even if every signature is good.
+PRODUCER_OF = {
+    HAND_OPENED: "dealer",
+    BETTING_CLOSED: "dealer",
+    CARD_DEALT: "dealer",
+    DICE_ROLLED: "dealer",
+    CARDS_REVEALED: "dealer",
+    HAND_CLOSED: "dealer",
+    SHOE_OPENED: "dealer",
+    SHOE_REVEALED: "dealer",
+    BET_PLACED: "gateway",
+    ACTION_TAKEN: "gateway",
+    HAND_OUTCOME: "rules",
+    HAND_SETTLED: "settlement",
+}
+
+
+def check_producers(events: Sequence[Any]) -> None:
+    """Raise :class:`croupier.errors.SignatureError` at the first event whose producer
+    may not write its type (or whose type is unknown)."""
+    for e in events:
+        want = PRODUCER_OF.get(e.type)
+        if want != e.producer:
+            raise SignatureError(
+                f"{e.stream}#{e.seq}: {e.type} written by {e.producer}"
+                + (f", only {want} may" if want else " (unknown event type)"),
+                reason="wrong_producer",
+                stream=e.stream,
+                seq=e.seq,
+            )
 
 
 @dataclass(frozen=True, slots=True)

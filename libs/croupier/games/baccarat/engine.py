@@ -16,7 +16,14 @@ from fractions import Fraction
 from typing import Any
 
 from croupier.cards import parse_card
-from croupier.errors import ActionRejected, BetRejected, ConfigError, InvalidInput, RuleViolation
+from croupier.errors import (
+    ActionRejected,
+    BetRejected,
+    ConfigError,
+    InvalidInput,
+    NotationError,
+    RuleViolation,
+)
 from croupier.games import base as g
 from croupier.games.baccarat.probability import BaccaratOdds, baccarat_odds, format_odds_table
 from croupier.games.baccarat.rules import (
@@ -74,8 +81,23 @@ class BaccaratEngine(g.Engine[BaccaratState]):
     def open(self, hand_id: str, payload: Mapping[str, Any]) -> BaccaratState:
         seats: dict[int, g.Seat] = {}
         players: set[str] = set()
-        for s in payload.get("seats", []):
-            seat = g.Seat(int(s["seat"]), str(s["player"]), int(s["stack"]))
+        try:
+            rows = [(s["seat"], s["player"], s["stack"]) for s in payload["seats"]]
+            table, hand_no, shoe_hand_no = (
+                str(payload["table"]),
+                int(payload["hand_no"]),
+                int(payload["shoe_hand_no"]),
+            )
+        except (KeyError, TypeError, ValueError) as e:
+            raise RuleViolation(f"malformed hand.opened: {e}", reason="malformed") from e
+        if not rows:
+            raise RuleViolation("a hand needs at least one seat", reason="no_seats")
+        for seat_no, player, stack in rows:
+            if not all(isinstance(x, int) and not isinstance(x, bool) for x in (seat_no, stack)):
+                raise RuleViolation("seat and stack must be integers", reason="malformed")
+            if not isinstance(player, str):
+                raise RuleViolation("player must be a string", reason="malformed")
+            seat = g.Seat(seat_no, player, stack)
             if seat.seat in seats:
                 raise RuleViolation(f"seat {seat.seat} given twice", reason="duplicate_seat")
             if seat.player in players or not seat.player:
@@ -88,10 +110,10 @@ class BaccaratEngine(g.Engine[BaccaratState]):
             players.add(seat.player)
         return BaccaratState(
             variant=self.variant,
-            table=str(payload["table"]),
+            table=table,
             hand_id=hand_id,
-            hand_no=int(payload["hand_no"]),
-            shoe_hand_no=int(payload["shoe_hand_no"]),
+            hand_no=hand_no,
+            shoe_hand_no=shoe_hand_no,
             seats=seats,
         )
 
@@ -171,6 +193,8 @@ class BaccaratEngine(g.Engine[BaccaratState]):
         if not isinstance(cards, list) or not cards:
             raise RuleViolation("card.dealt needs a non-empty cards list", reason="malformed")
         for c in cards:
+            if not isinstance(c, Mapping):
+                raise RuleViolation("each dealt card must be an object", reason="malformed")
             want = next_recipient(player, banker)
             if want is None:
                 raise RuleViolation("the coup is complete; no more cards", reason="illegal_deal")
@@ -180,7 +204,10 @@ class BaccaratEngine(g.Engine[BaccaratState]):
                 )
             if c.get("up") is not True:
                 raise RuleViolation("baccarat cards are dealt face up", reason="illegal_deal")
-            card = parse_card(str(c.get("card")))
+            try:
+                card = parse_card(str(c.get("card")))
+            except NotationError as e:
+                raise RuleViolation(e.message, reason="bad_card") from e
             if card != c.get("card") or card in ("BJ", "RJ"):
                 raise RuleViolation(f"{c.get('card')!r} is not a baccarat card", reason="bad_card")
             if not isinstance(c.get("pos"), int) or c["pos"] < 0:
@@ -229,6 +256,8 @@ class BaccaratEngine(g.Engine[BaccaratState]):
         if len(hands) != 2:
             raise InvalidInput("baccarat takes two hands: player cards and banker cards")
         a, b = list(hands[0]), list(hands[1])
+        if action not in ("eval", "compare"):
+            raise InvalidInput(f"unknown rules action {action!r}")
         if action == "eval":
             st = BaccaratState(self.variant, "", "eval", 0, 0, {}, phase="dealing")
             st.player, st.banker = a, b

@@ -1,0 +1,388 @@
+"""The in-process cluster the integration tests drive, and helpers to read the bus and
+forge or tamper with logs.
+
+The cluster is the same set of pieces :class:`croupier_services.runtime.Node` wires up
+(dealer core, gateway, rules, settlement and audit servicers, consumer loops), built
+here so that the store can live in a PostgreSQL schema of its own and the consumers can
+be paused while a test drives them by hand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import os
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import pytest
+from nats.aio.msg import Msg
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from nats.js.errors import NotFoundError
+from prometheus_client import REGISTRY
+
+from croupier.bus import subjects
+from croupier.bus.jetstream import Bus
+from croupier.dealing import Dealer
+from croupier.events import Event, Seal, make_event, seal
+from croupier.pb.croupier.v1 import (
+    audit_pb2_grpc,
+    gateway_pb2,
+    gateway_pb2_grpc,
+    settlement_pb2_grpc,
+)
+from croupier.signing import PRODUCERS, Signer
+from croupier.store import Store
+from croupier_services import metrics
+from croupier_services.audit import AuditServicer
+from croupier_services.consumer import ConsumerLoop
+from croupier_services.dealer import DealerCore, GatewayServicer
+from croupier_services.grpc_util import add_health_and_reflection
+from croupier_services.rules import RulesService
+from croupier_services.runtime import SERVICE_NAMES
+from croupier_services.settlement import SettlementServicer, SettlementWorker
+
+PG_ENV = "CROUPIER_TEST_DATABASE_URL"
+NATS_ENV = "CROUPIER_TEST_NATS_URL"
+VARIANT = "baccarat"
+STACK = 10_000_000
+
+
+def modes() -> list[Any]:
+    modes = [pytest.param(("sqlite", "embedded"), id="sqlite-embedded")]
+    pg, nats_url = os.environ.get(PG_ENV), os.environ.get(NATS_ENV)
+    if pg or nats_url:
+        db = "postgresql" if pg else "sqlite"
+        bus = "real" if nats_url else "embedded"
+        modes.append(pytest.param((db, bus), id=f"{db}-{bus}"))
+    return modes
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def unique_table(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:10]}"
+
+
+def total_rejects() -> float:
+    """All messages any consumer has refused so far in this process."""
+    return sum(
+        s.value
+        for m in metrics.CONSUMER_REJECTS.collect()
+        for s in m.samples
+        if s.name.endswith("_total")
+    )
+
+
+def seed_sequence(tag: str) -> Callable[[], bytes]:
+    """Server seeds ``SHA-256(tag/1)``, ``SHA-256(tag/2)``, ..."""
+    n = 0
+
+    def nxt() -> bytes:
+        nonlocal n
+        n += 1
+        return hashlib.sha256(f"{tag}/{n}".encode()).digest()
+
+    return nxt
+
+
+def metric(name: str, **labels: str) -> float:
+    """A Prometheus sample of the process registry (0 when never observed)."""
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+# --------------------------------------------------------------------------- store
+
+
+@dataclass(frozen=True)
+class Database:
+    backend: str
+    url: str
+    schema: str | None
+
+    def open(self) -> Store:
+        return Store.open(self.url, upgrade=True, schema=self.schema)
+
+    @property
+    def cli_url(self) -> str:
+        """The store as a plain ``CROUPIER_DATABASE_URL`` (the schema, if any, goes on
+        the connection's ``search_path`` through libpq ``options``)."""
+        if self.schema is None:
+            return self.url
+        sep = "&" if "?" in self.url else "?"
+        return f"{self.url}{sep}options=-csearch_path%3D{self.schema}"
+
+
+# --------------------------------------------------------------------------- cluster
+
+
+@dataclass
+class Cluster:
+    mode: tuple[str, str]
+    database: Database
+    store: Store
+    bus: Bus
+    signers: dict[str, Signer]
+    core: DealerCore
+    rules: RulesService
+    settlement: SettlementWorker
+    rules_loop: ConsumerLoop
+    settlement_loop: ConsumerLoop
+    server: grpc.aio.Server
+    port: int
+    channel: grpc.aio.Channel
+    gw: gateway_pb2_grpc.GatewayServiceStub
+    st: settlement_pb2_grpc.SettlementServiceStub
+    au: audit_pb2_grpc.AuditServiceStub
+    stop_event: asyncio.Event = field(default_factory=asyncio.Event)
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    rejects_at_start: float = field(default_factory=lambda: total_rejects())
+
+    @property
+    def loops(self) -> list[ConsumerLoop]:
+        return [self.rules_loop, self.settlement_loop]
+
+    def run_consumers(self) -> None:
+        assert not self.tasks, "consumers already running"
+        self.stop_event = asyncio.Event()
+        self.tasks = [asyncio.create_task(lp.run(self.stop_event)) for lp in self.loops]
+
+    async def stop_consumers(self) -> None:
+        """Stop the loops; a loop that died is reported by :meth:`wait_settled`."""
+        self.stop_event.set()
+        for t in self.tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(t, 10)
+        self.tasks = []
+
+    def fix_seeds(self, tag: str) -> None:
+        """Make the dealer's server seeds a deterministic sequence (the seed source is
+        injectable for exactly this): a run is then repeatable coup for coup."""
+        self.core.dealer.seed_source = seed_sequence(tag)
+
+    async def wait_settled(self, n: int, timeout_s: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while self.store.count_settlements() < n:
+            for t in self.tasks:
+                if t.done():
+                    t.result()  # a consumer loop died: show why
+            if total_rejects() > self.rejects_at_start:
+                raise AssertionError(
+                    f"a consumer rejected a message (see the log); "
+                    f"{self.store.count_settlements()} of {n} hands settled"
+                )
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"only {self.store.count_settlements()} of {n} hands settled in {timeout_s}s"
+                )
+            await asyncio.sleep(0.02)
+
+    async def open_table(self, prefix: str = "t", client_seed: str = "") -> str:
+        table = unique_table(prefix)
+        await self.gw.OpenTable(
+            gateway_pb2.OpenTableRequest(
+                table_id=table, variant=VARIANT, client_seed=client_seed or table
+            )
+        )
+        return table
+
+    async def play_hand(
+        self,
+        table: str,
+        bets: Sequence[tuple[int, str, int]] = ((1, "banker", 10_000),),
+        seats: int = 3,
+    ) -> str:
+        """One complete coup through the gateway API; returns the hand id."""
+        h = await self.gw.OpenHand(
+            gateway_pb2.OpenHandRequest(table_id=table, seats=seat_entries(table, seats))
+        )
+        if bets:
+            await self.gw.PlaceBets(
+                gateway_pb2.PlaceBetsRequest(
+                    hand_id=h.hand_id,
+                    bets=[gateway_pb2.Bet(seat=s, spot=sp, amount_minor=a) for s, sp, a in bets],
+                )
+            )
+        await self.gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=h.hand_id))
+        return h.hand_id
+
+
+def seat_entries(table: str, n: int) -> list[gateway_pb2.SeatEntry]:
+    return [
+        gateway_pb2.SeatEntry(seat=i, player_id=f"{table}_p{i}", stack_minor=STACK)
+        for i in range(1, n + 1)
+    ]
+
+
+async def reset_stream(bus: Bus) -> None:
+    """Start from an empty ``CROUPIER`` stream (and so no durable consumers)."""
+    with contextlib.suppress(NotFoundError):
+        await bus.js.delete_stream(subjects.STREAM)
+    await bus.ensure_stream()
+
+
+async def build_cluster(
+    mode: tuple[str, str], database: Database, nats_url: str, *, consumers: bool
+) -> Cluster:
+    store = database.open()
+    signers = {p: Signer.generate(p) for p in PRODUCERS}
+    for s in signers.values():
+        store.put_key(s.public_entry())
+    bus = await Bus.connect(nats_url, name="croupier-it")
+    await reset_stream(bus)
+    core = DealerCore(Dealer(signers["dealer"], signers["gateway"], clock_ms=now_ms), store, bus)
+    rules = RulesService(store, bus, signers["rules"], [VARIANT])
+    (rules_loop,) = await rules.loops()
+    worker = SettlementWorker(store, bus, signers["settlement"])
+    settlement_loop = await worker.loop()
+    server = grpc.aio.server()
+    gateway_pb2_grpc.add_GatewayServiceServicer_to_server(GatewayServicer(core), server)
+    settlement_pb2_grpc.add_SettlementServiceServicer_to_server(SettlementServicer(store), server)
+    audit_pb2_grpc.add_AuditServiceServicer_to_server(AuditServicer(store), server)
+    await add_health_and_reflection(server, list(SERVICE_NAMES.values()))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+    c = Cluster(
+        mode=mode,
+        database=database,
+        store=store,
+        bus=bus,
+        signers=signers,
+        core=core,
+        rules=rules,
+        settlement=worker,
+        rules_loop=rules_loop,
+        settlement_loop=settlement_loop,
+        server=server,
+        port=port,
+        channel=channel,
+        gw=gateway_pb2_grpc.GatewayServiceStub(channel),
+        st=settlement_pb2_grpc.SettlementServiceStub(channel),
+        au=audit_pb2_grpc.AuditServiceStub(channel),
+    )
+    if consumers:
+        c.run_consumers()
+    return c
+
+
+ClusterFactory = Callable[..., Awaitable[Cluster]]
+
+
+async def close_cluster(c: Cluster) -> None:
+    await c.stop_consumers()
+    await c.channel.close()
+    await c.server.stop(0)
+    await c.bus.close()
+    c.store.close()
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+async def all_stream_messages(bus: Bus) -> list[Msg]:
+    """Every message now on the ``CROUPIER`` stream, read by an ephemeral consumer that
+    acknowledges nothing (so no durable consumer is disturbed)."""
+    info = await bus.js.stream_info(subjects.STREAM)
+    total = info.state.messages
+    cfg = ConsumerConfig(
+        ack_policy=AckPolicy.NONE,
+        deliver_policy=DeliverPolicy.ALL,
+        inactive_threshold=5.0,
+    )
+    sub = await bus.js.pull_subscribe(f"{subjects.PREFIX}.>", stream=subjects.STREAM, config=cfg)
+    out: list[Msg] = []
+    try:
+        while len(out) < total:
+            try:
+                got = await sub.fetch(min(256, total - len(out)), timeout=2)
+            except TimeoutError:
+                break
+            if not got:
+                break
+            out += got
+    finally:
+        await sub.unsubscribe()
+    return out
+
+
+async def subject_counts(bus: Bus) -> dict[str, int]:
+    """Messages per kind (``hand``, ``outcome``, ``settled``...) on the stream."""
+    info = await bus.js.stream_info(subjects.STREAM, subjects_filter=f"{subjects.PREFIX}.>")
+    counts: dict[str, int] = {}
+    for subj, n in (info.state.subjects or {}).items():
+        kind = subj.split(".")[1]
+        counts[kind] = counts.get(kind, 0) + n
+    return counts
+
+
+@dataclass
+class FakeMsg:
+    """Stands in for a JetStream message in :meth:`ConsumerLoop.process`."""
+
+    data: bytes
+    subject: str = "croupier.hand.baccarat.fake"
+    num_delivered: int = 1
+    acks: int = 0
+    terms: int = 0
+
+    @property
+    def metadata(self) -> Any:
+        return type("Meta", (), {"num_delivered": self.num_delivered})()
+
+    async def ack(self) -> None:
+        self.acks += 1
+
+    async def term(self) -> None:
+        self.terms += 1
+
+
+def reforge(
+    events: Sequence[Event],
+    seals: Sequence[Seal],
+    signers: Mapping[str, Signer],
+    payloads: Mapping[int, Mapping[str, Any]],
+) -> tuple[list[Event], list[Seal]]:
+    """Rewrite one stream with new payloads at some seqs, re-chaining every later event
+    properly and re-signing every seal with the producers' real keys — a log only a
+    check outside the chain and the signatures (the rules, fairness) can fault."""
+    out: list[Event] = []
+    prev = events[0].prev_hash
+    for e in events:
+        payload = payloads.get(e.seq, e.payload)
+        ne = make_event(e.stream, e.seq, e.type, e.producer, e.key_id, prev, payload)
+        out.append(ne)
+        prev = ne.hash
+    by_seq = {e.seq: e for e in out}
+    new_seals = []
+    for s in seals:
+        signer = signers[s.producer]
+        assert signer.key_id == s.key_id
+        heads = [by_seq[en.seq] for en in s.entries if en.stream == events[0].stream]
+        new_seals.append(seal(signer, heads, s.sealed_at_ms))
+    return out, new_seals
+
+
+def event_of(events: Sequence[Event], type_: str) -> Event:
+    return next(e for e in events if e.type == type_)
+
+
+def flip_digit(payload: bytes, key: str) -> bytes:
+    """``payload`` with one digit of the number after ``"key":`` changed (1 byte)."""
+    marker = f'"{key}":'.encode()
+    i = payload.index(marker) + len(marker)
+    while not chr(payload[i]).isdigit():
+        i += 1
+    d = payload[i]
+    new = ord("1") if d != ord("1") else ord("2")
+    out = payload[:i] + bytes([new]) + payload[i + 1 :]
+    assert len(out) == len(payload) and json.loads(out) != json.loads(payload)
+    return out

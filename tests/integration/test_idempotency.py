@@ -1,0 +1,148 @@
+"""Redelivered and duplicated messages never have a second effect: JetStream drops a
+republished hand with the same ``Nats-Msg-Id``; a hand or an outcome that does reach a
+consumer twice (another msg id, or a redelivery) leaves exactly one outcome event, one
+``hand.settled`` event, one settlement record, one ledger transaction and the same
+balances — and the counters on the dashboards count the hand once."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from croupier.games import base as g
+from croupier.pb.croupier.v1 import gateway_pb2
+from croupier_services.audit import Auditor
+
+from .harness import VARIANT, Cluster, FakeMsg, all_stream_messages, metric, subject_counts
+
+pytestmark = pytest.mark.integration
+
+BETS = [(1, "banker", 10_000), (2, "player", 20_000), (3, "tie", 5_000)]
+
+
+def _types(c: Cluster, hid: str) -> list[str]:
+    return [e.type for e in c.store.read_stream(hid)]
+
+
+async def _consumer_state(c: Cluster, durable: str) -> tuple[int, int]:
+    info = await c.bus.js.consumer_info("CROUPIER", durable)
+    return info.num_pending, info.num_ack_pending
+
+
+async def test_duplicate_hands_and_outcomes_have_one_effect(idle_cluster: Cluster) -> None:
+    c = idle_cluster
+    c.fix_seeds("idempotency")
+    table = await c.open_table("idem")
+    hid = await c.play_hand(table, bets=BETS)
+    counted = {
+        "settled": metric("croupier_hands_settled_total", variant=VARIANT),
+        "bets": metric("croupier_bets_minor_total", variant=VARIANT),
+        "payout": metric("croupier_payout_minor_total", variant=VARIANT),
+        "latency": metric("croupier_settlement_latency_seconds_count", variant=VARIANT),
+        "redelivered": metric("croupier_redeliveries_total", service="settlement"),
+    }
+
+    (hand_msg,) = await all_stream_messages(c.bus)
+    assert hand_msg.headers and hand_msg.headers["Nats-Msg-Id"] == f"hand:{hid}"
+
+    # the dealer publishing the closed hand again is dropped by JetStream's dedup
+    assert await c.bus.publish(hand_msg.subject, hand_msg.data, f"hand:{hid}") is False
+    assert await subject_counts(c.bus) == {"hand": 1}
+    # ... but with another msg id the rule service really receives it twice
+    assert await c.bus.publish(hand_msg.subject, hand_msg.data, f"hand:{hid}:again") is True
+    assert await subject_counts(c.bus) == {"hand": 2}
+
+    events_before = c.store.count_events()
+    msgs = await c.rules_loop.consumer.fetch(10, timeout_s=2)
+    assert len(msgs) == 2
+    await c.rules_loop.process(msgs)  # both in one batch
+    assert _types(c, hid).count(g.HAND_OUTCOME) == 1
+    assert c.store.count_events() == events_before + 1
+    assert await subject_counts(c.bus) == {"hand": 2, "outcome": 1}  # second one deduped
+    assert await _consumer_state(c, "rules_baccarat") == (0, 0)  # both acked
+
+    # a redelivery of the same message objects (process() called again) changes nothing
+    again = [FakeMsg(m.data, m.subject, num_delivered=2) for m in msgs]
+    await c.rules_loop.process(again)
+    await c.rules_loop.process(again)
+    assert [(m.acks, m.terms) for m in again] == [(2, 0), (2, 0)]
+    assert c.store.count_events() == events_before + 1
+    assert await subject_counts(c.bus) == {"hand": 2, "outcome": 1}
+
+    # settlement: the outcome once from the stream, then the same bytes under another
+    # msg id, then redelivered twice more
+    (outcome_msg,) = await c.settlement_loop.consumer.fetch(10, timeout_s=2)
+    assert outcome_msg.headers and outcome_msg.headers["Nats-Msg-Id"] == f"outcome:{hid}"
+    await c.settlement_loop.process([outcome_msg])
+    assert _types(c, hid)[-2:] == [g.HAND_OUTCOME, g.HAND_SETTLED]
+    events_settled = c.store.count_events()
+    balances = c.store.balances()
+    txs = c.store.list_transactions()
+    settlement = c.store.get_settlement(hid)
+    assert len(txs) == 1 and txs[0].hand_id == hid
+    assert sum(balances.values()) == 0 and any(balances.values())
+
+    assert await c.bus.publish(outcome_msg.subject, outcome_msg.data, f"outcome:{hid}") is False
+    assert await c.bus.publish(outcome_msg.subject, outcome_msg.data, f"outcome:{hid}:x") is True
+    dup = await c.settlement_loop.consumer.fetch(10, timeout_s=2)
+    assert len(dup) == 1
+    await c.settlement_loop.process(dup)
+    redelivered = FakeMsg(outcome_msg.data, outcome_msg.subject, num_delivered=2)
+    await c.settlement_loop.process([redelivered])
+    await c.settlement_loop.process([redelivered])
+    assert (redelivered.acks, redelivered.terms) == (2, 0)
+
+    assert c.store.count_events() == events_settled
+    assert _types(c, hid).count(g.HAND_SETTLED) == 1
+    assert c.store.count_settlements() == 1
+    assert c.store.list_transactions() == txs
+    assert [t.kind for t in c.store.transactions_for(hid)] == ["settle"]
+    assert c.store.balances() == balances
+    assert c.store.get_settlement(hid) == settlement  # the first settled_at_ms stays
+    assert await subject_counts(c.bus) == {"hand": 2, "outcome": 2, "settled": 1}
+    assert await _consumer_state(c, "settlement") == (0, 0)
+    assert metric("croupier_redeliveries_total", service="settlement") - counted["redelivered"] == 2
+
+    # the hand still audits clean (extra rules seals over the same head are harmless)
+    await c.gw.CloseTable(gateway_pb2.CloseTableRequest(table_id=table))
+    rep = Auditor(c.store).audit(hid)
+    assert rep.verdict.value == "pass", (rep.reason, rep.message)
+
+    # the hand was settled once, so it is counted once (rake, bets and payout totals on
+    # the dashboards must not grow with every redelivery)
+    record = settlement.record_json
+    staked = sum(a for _, _, a in BETS)
+    assert metric("croupier_hands_settled_total", variant=VARIANT) - counted["settled"] == 1
+    assert metric("croupier_bets_minor_total", variant=VARIANT) - counted["bets"] == staked
+    assert (
+        metric("croupier_settlement_latency_seconds_count", variant=VARIANT) - counted["latency"]
+        == 1
+    )
+    assert record["total_rake"] == 0
+
+
+async def test_running_consumers_settle_a_republished_hand_once(cluster: Cluster) -> None:
+    """The same, with the loops running as in production: the hand is published three
+    times under three msg ids while the services are live."""
+    c = cluster
+    table = await c.open_table("idem_live")
+    hid = await c.play_hand(table, bets=BETS)
+    await c.wait_settled(1, timeout_s=10)
+    msgs = await all_stream_messages(c.bus)
+    (hand_msg,) = [m for m in msgs if m.subject.startswith("croupier.hand.")]
+    events, balances = c.store.count_events(), c.store.balances()
+    for k in range(3):
+        await c.bus.publish(hand_msg.subject, hand_msg.data, f"hand:{hid}:{k}")
+    # wait until the rule service and settlement have drained everything
+    for _ in range(250):
+        pending = [await _consumer_state(c, d) for d in ("rules_baccarat", "settlement")]
+        if pending == [(0, 0), (0, 0)]:
+            break
+        await asyncio.sleep(0.02)
+    assert pending == [(0, 0), (0, 0)]
+    assert c.store.count_events() == events
+    assert c.store.balances() == balances
+    assert c.store.count_settlements() == 1
+    assert len(c.store.list_transactions()) == 1
+    assert await subject_counts(c.bus) == {"hand": 4, "outcome": 1, "settled": 1}
