@@ -39,14 +39,21 @@ async def drive(args: argparse.Namespace, db_url: str, nats_url: str, keys: str)
     signers = load_signers(store, keys)
     bus = await Bus.connect(nats_url)
     await bus.ensure_stream()
-    env = {**os.environ, "CROUPIER_DATABASE_URL": db_url, "CROUPIER_NATS_URL": nats_url,
-           "CROUPIER_KEYS_DIR": keys, "CROUPIER_METRICS_PORT": "0", "CROUPIER_GRPC_PORT": "0",
-           "CROUPIER_LOG_LEVEL": "WARNING"}
+    env = {
+        **os.environ,
+        "CROUPIER_DATABASE_URL": db_url,
+        "CROUPIER_NATS_URL": nats_url,
+        "CROUPIER_KEYS_DIR": keys,
+        "CROUPIER_METRICS_PORT": "0",
+        "CROUPIER_GRPC_PORT": "0",
+        "CROUPIER_LOG_LEVEL": "WARNING",
+    }
     exe = str(Path(sys.executable).parent / "croupier")
     procs = [subprocess.Popen([exe, "serve", role], env=env) for role in ("rules", "settlement")]
     try:
-        core = DealerCore(Dealer(signers["dealer"], signers["gateway"], clock_ms=now_ms), store,
-                          bus)
+        core = DealerCore(
+            Dealer(signers["dealer"], signers["gateway"], clock_ms=now_ms), store, bus
+        )
         rng = random.Random(1)
         tables = [f"b{i}" for i in range(args.tables)]
         boot = Batch()
@@ -54,32 +61,49 @@ async def drive(args: argparse.Namespace, db_url: str, nats_url: str, keys: str)
             boot.extend(core.dealer.open_table(t, "baccarat", f"bench-{t}"))
         core.persist(boot)
         await asyncio.sleep(1.0)  # let the consumers bind
-        seats = [{"seat": i + 1, "player": f"p{i + 1}", "stack": 10_000_000}
-                 for i in range(args.players)]
+        seats = [
+            {"seat": i + 1, "player": f"p{i + 1}", "stack": 10_000_000} for i in range(args.players)
+        ]
         t0 = time.perf_counter()
         done = 0
         while done < args.hands:
             group = Batch()
             for _ in range(min(args.group, args.hands - done)):
                 t = tables[done % len(tables)]
-                hid, b = core.dealer.open_hand(t, [{**s, "player": f"{t}{s['player']}"}
-                                                    for s in seats])
+                hid, b = core.dealer.open_hand(
+                    t, [{**s, "player": f"{t}{s['player']}"} for s in seats]
+                )
                 group.extend(b)
                 h = core.dealer.hand(hid)
-                bets = bets_for("baccarat", rng, list(range(1, args.players + 1)),
-                                h.state.shoe_hand_no, 10_000_000)
-                group.extend(core.dealer.place_bets(
-                    hid, [{"seat": s, "spot": sp, "amount": a} for s, sp, a in bets]))
+                bets = bets_for(
+                    "baccarat",
+                    rng,
+                    list(range(1, args.players + 1)),
+                    h.state.shoe_hand_no,
+                    10_000_000,
+                )
+                group.extend(
+                    core.dealer.place_bets(
+                        hid, [{"seat": s, "spot": sp, "amount": a} for s, sp, a in bets]
+                    )
+                )
                 group.extend(core.dealer.close_betting(hid))
                 done += 1
             core.persist(group)
             await core.publish_hands(group.closed_hands)
         t_dealt = time.perf_counter() - t0
-        while store.count_settlements("baccarat") < args.hands:
+        last, stalled = -1, time.monotonic()
+        while (n := store.count_settlements("baccarat")) < args.hands:
+            if n != last:
+                last, stalled = n, time.monotonic()
+            elif time.monotonic() - stalled > 30:
+                raise SystemExit(f"stalled at {n}/{args.hands} settled")
             await asyncio.sleep(0.02)
         elapsed = time.perf_counter() - t0
-        print(f"dealt {args.hands} hands in {t_dealt:.2f}s ({args.hands / t_dealt:.0f}/s in the "
-              f"dealer); settled all in {elapsed:.2f}s")
+        print(
+            f"dealt {args.hands} hands in {t_dealt:.2f}s ({args.hands / t_dealt:.0f}/s in the "
+            f"dealer); settled all in {elapsed:.2f}s"
+        )
         end = Batch()
         for t in tables:
             end.extend(core.dealer.close_table(t))
@@ -99,8 +123,8 @@ def audit(db_url: str, hands: int) -> float:
     ids = list(auditor.hand_ids(variant="baccarat"))
     t0 = time.perf_counter()
     bad = 0
-    for hid in ids:
-        if not auditor.audit(hid).ok:
+    for rep in auditor.audit_range(ids):
+        if not rep.ok:
             bad += 1
     el = time.perf_counter() - t0
     print(f"audited {len(ids)} hands in {el:.2f}s, {bad} failures")
@@ -128,8 +152,10 @@ def main() -> None:
         finally:
             if nats is not None:
                 nats.stop()
-    print(f"end to end: {rate:,.0f} hands/s settled   audit replay: {arate:,.0f} hands/s "
-          f"(one process)")
+    print(
+        f"end to end: {rate:,.0f} hands/s settled   audit replay: {arate:,.0f} hands/s "
+        f"(one process)"
+    )
 
 
 if __name__ == "__main__":

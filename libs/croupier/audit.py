@@ -218,10 +218,20 @@ def audit_hand(
         DeckSpec(str(d["base"]), int(d["copies"])),
     )
     seed = bytes.fromhex(revealed.payload["server_seed"])
-    try:
-        fair.verify_reveal(c, seed, [])
-    except IntegrityError as e:
-        return rep.fail(e.reason, e.message, revealed.stream, revealed.seq)
+    if c.algorithm != fair.ALGORITHM:
+        return rep.fail(
+            "unfair_deal",
+            f"unknown dealing algorithm {c.algorithm!r}",
+            shoe_open.stream,
+            shoe_open.seq,
+        )
+    if fair.commitment(seed) != c.commitment:
+        return rep.fail(
+            "unfair_deal",
+            "revealed server seed does not hash to the commitment",
+            revealed.stream,
+            revealed.seq,
+        )
     order = deck_order(c, seed)
     for pos, card in dealt:
         if not 0 <= pos < len(order) or order[pos] != card:

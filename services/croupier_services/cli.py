@@ -201,8 +201,8 @@ def cmd_audit(a: argparse.Namespace) -> int:
     auditor = Auditor(_store(Settings.from_env("audit")))
     ids = [a.hand] if a.hand else auditor.hand_ids(table_id=a.table, variant=a.variant)
     counts = {v.value: 0 for v in Verdict}
-    for hid in ids:
-        rep = auditor.audit(hid)
+    for rep in auditor.audit_range(ids):
+        hid = rep.hand_id
         counts[rep.verdict.value] += 1
         if not rep.ok:
             print(

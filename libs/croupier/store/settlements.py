@@ -238,6 +238,32 @@ def count_settlements(conn: Connection, variant: str | None = None) -> int:
     return int(conn.execute(q).scalar_one())
 
 
+def settlements_with_postings(
+    conn: Connection, hand_ids: Sequence[str]
+) -> dict[str, tuple[Settlement, tuple[tuple[str, int], ...]]]:
+    """For a batch of hands: each stored settlement with its ledger postings as
+    ``(account, amount)`` pairs, in two queries per chunk (for range audits)."""
+    out: dict[str, tuple[Settlement, tuple[tuple[str, int], ...]]] = {}
+    p = schema.ledger_postings
+    for i in range(0, len(hand_ids), 500):
+        chunk = list(hand_ids[i : i + 500])
+        rows = {
+            r.hand_id: _row(r) for r in conn.execute(sa.select(_ST).where(_ST.c.hand_id.in_(chunk)))
+        }
+        lines: dict[int, list[tuple[str, int]]] = {}
+        if rows:
+            q = (
+                sa.select(p.c.tx_id, p.c.account, p.c.amount)
+                .where(p.c.tx_id.in_([r.tx_id for r in rows.values()]))
+                .order_by(p.c.tx_id, p.c.line)
+            )
+            for r in conn.execute(q):
+                lines.setdefault(int(r.tx_id), []).append((str(r.account), int(r.amount)))
+        for hid, st in rows.items():
+            out[hid] = (st, tuple(lines.get(st.tx_id, ())))
+    return out
+
+
 def settlement_counts(
     conn: Connection, since_ms: int | None = None, until_ms: int | None = None
 ) -> dict[str, int]:
@@ -252,6 +278,12 @@ def settlement_counts(
 
 class SettlementStore(Database):
     """Settlement reads, and single-record writes (each its own transaction)."""
+
+    def settlements_with_postings(
+        self, hand_ids: Sequence[str]
+    ) -> dict[str, tuple[Settlement, tuple[tuple[str, int], ...]]]:
+        with self._read() as conn:
+            return settlements_with_postings(conn, hand_ids)
 
     def settlement_counts(
         self, since_ms: int | None = None, until_ms: int | None = None
