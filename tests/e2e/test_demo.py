@@ -1,0 +1,37 @@
+"""The demo end to end with a small N: the embedded cluster (its own nats-server and a
+SQLite file), simulated players through gRPC, settlement, a full audit and the summary."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+import pytest
+
+from croupier_services.demo import run_demo
+
+pytestmark = pytest.mark.e2e
+
+
+async def test_demo_settles_and_audits_every_hand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc = await asyncio.wait_for(
+        run_demo(["baccarat"], hands=40, tables=2, players=3, seed=7, workdir=tmp_path),
+        timeout=45,
+    )
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert re.search(r"hands: 40/40 settled", out), out
+    assert "verdict: PASS" in out
+    assert re.search(r"baccarat: 40 hands", out), out
+    assert "AUDIT_VERDICT_FAIL" not in out
+    assert re.search(r"'AUDIT_VERDICT_PASS': 40\b", out), out
+    assert (tmp_path / "croupier.sqlite").exists()
+    assert sorted(p.name for p in (tmp_path / "keys").iterdir()) == [
+        "dealer.key",
+        "gateway.key",
+        "rules.key",
+        "settlement.key",
+    ]
