@@ -194,7 +194,16 @@ def test_pending_reveal_before_the_shoe_is_revealed(built: Built) -> None:
 def test_pass_after_the_reveal(built: Built) -> None:
     rep = built.audit()
     assert rep.verdict is Verdict.PASS and rep.ok
-    assert rep.checks == ["chain", "producers", "seals", "shoe", "rules", "outcome", "settlement", "fairness"]
+    assert rep.checks == [
+        "chain",
+        "producers",
+        "seals",
+        "shoe",
+        "rules",
+        "outcome",
+        "settlement",
+        "fairness",
+    ]
     outcome_ev = built.hand.events[built.seq_of(g.HAND_OUTCOME)]
     assert rep.outcome == outcome_ev.payload
     assert rep.settlement == built.hs.record
