@@ -23,7 +23,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from croupier import fair
-from croupier.errors import ActionRejected, BetRejected, InvalidInput, NotFound, RuleViolation
+from croupier.cards import DeckSpec
+from croupier.errors import (
+    ActionRejected,
+    BetRejected,
+    FairnessError,
+    InvalidInput,
+    NotFound,
+    RuleViolation,
+)
 from croupier.events import Event, Seal, StreamWriter, heads_of, seal
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
@@ -330,6 +338,17 @@ class Dealer:
                 break
             if req.dice:
                 raise RuleViolation("dice games are not dealt by this dealer yet")
+            for target in req.reveal:
+                hidden = [
+                    c["card"]
+                    for e in [*hand.events, *hand.writer.pending]
+                    if e.type == g.CARD_DEALT
+                    for c in e.payload["cards"]
+                    if c["to"] == target and not c["up"]
+                ]
+                self._append(hand, self.dealer, g.CARDS_REVEALED, {"to": target, "cards": hidden})
+            if not req.cards:
+                continue
             cards = []
             for d in req.cards:
                 pos, card = hand.shoe.draw()
@@ -348,3 +367,60 @@ class Dealer:
         elif hand.writer.pending:
             b.extend(self._flush(hand, self.dealer))
         return b
+
+
+def restore_table(
+    dealer: Dealer,
+    shoe_events: Sequence[Event],
+    server_seed: bytes,
+    hands: Sequence[tuple[Sequence[Event], Sequence[Seal]]],
+    hand_count: int,
+) -> Table:
+    """Rebuild a table of a restarted dealer from its log: the current (unrevealed)
+    shoe's opening event and kept seed, and every hand dealt from that shoe. The shoe
+    position continues after the last dealt card; an unfinished hand is replayed through
+    its engine and continues where it stopped."""
+    if not shoe_events or shoe_events[0].type != g.SHOE_OPENED:
+        raise InvalidInput("a shoe log starts with shoe.opened")
+    if any(e.type == g.SHOE_REVEALED for e in shoe_events):
+        raise InvalidInput(f"shoe {shoe_events[0].stream} is already revealed")
+    sp = shoe_events[0].payload
+    d = sp["deck"]
+    c = fair.Commitment(
+        str(sp["algorithm"]),
+        bytes.fromhex(sp["commitment"]),
+        str(sp["client_seed"]),
+        int(sp["nonce"]),
+        DeckSpec(str(d["base"]), int(d["copies"])),
+    )
+    if fair.commitment(server_seed) != c.commitment:
+        raise FairnessError(f"kept seed of {shoe_events[0].stream} does not match its commitment")
+    table_id, variant = str(sp["table"]), str(sp["variant"])
+    eng = engine_for(variant)
+    per_hand = bool(eng.config.raw.get("shoe", {}).get("per_hand", True))
+    shoe = Shoe(
+        shoe_events[0].stream,
+        int(sp["shoe_no"]),
+        server_seed,
+        c,
+        fair.shuffle(c.deck, server_seed, c.client_seed, c.nonce),
+        StreamWriter.resume(shoe_events),
+        cut=int(sp["cut"]),
+        hands=len(hands),
+    )
+    t = Table(table_id, variant, c.client_seed, per_hand, shoe, shoe.shoe_no, hand_count)
+    for events, seals in hands:
+        for e in events:
+            if e.type == g.CARD_DEALT:
+                for card in e.payload["cards"]:
+                    shoe.pos = max(shoe.pos, int(card["pos"]) + 1)
+        if not any(e.type == g.HAND_CLOSED for e in events):
+            hid = events[0].stream
+            state = eng.replay(hid, [(e.type, e.payload) for e in events])
+            hand = Hand(
+                hid, table_id, shoe, state, StreamWriter.resume(events), list(events), list(seals)
+            )
+            t.hand = hand
+            dealer.hands[hid] = hand
+    dealer.tables[table_id] = t
+    return t

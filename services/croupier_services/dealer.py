@@ -21,7 +21,7 @@ import grpc
 from croupier import canonical
 from croupier.bus import subjects, wire
 from croupier.bus.jetstream import Bus
-from croupier.dealing import Batch, Dealer, Hand
+from croupier.dealing import Batch, Dealer, Hand, restore_table
 from croupier.errors import InvalidInput, NotFound
 from croupier.events import Event
 from croupier.games import base as g
@@ -65,6 +65,77 @@ class DealerCore:
         self.lock = asyncio.Lock()
         self.feeds: dict[str, TableFeed] = {}
         self.variant_of: dict[str, str] = {}
+
+    async def recover(self, republish_window_ms: int = 86_400_000) -> tuple[int, int]:
+        """After a restart: rebuild every table whose current shoe is not revealed (its
+        position and any unfinished hand), and republish hands closed within the window
+        that never got an outcome (the publish after commit may have been lost). Returns
+        (tables restored, hands republished)."""
+        tables = 0
+        after: str | None = None
+        latest: dict[str, StreamInfo] = {}
+        while rows := self.store.list_streams(kind="shoe", after_stream_id=after, limit=1000):
+            for r in rows:
+                cur = latest.get(r.table_id)
+                if cur is None or r.opened_at_ms >= cur.opened_at_ms:
+                    latest[r.table_id] = r
+            after = rows[-1].stream_id
+        for table_id, info in latest.items():
+            shoe_events = self.store.read_stream(info.stream_id)
+            if any(e.type == g.SHOE_REVEALED for e in shoe_events):
+                continue
+            hand_rows = self._all(kind="hand", table_id=table_id)
+            own = [h.stream_id for h in hand_rows if h.shoe_id == info.stream_id]
+            events = self.store.read_streams(own)
+            seals = self.store.seals_for_streams(own)
+            hands = sorted(
+                ((events[h], seals.get(h, [])) for h in own if events.get(h)),
+                key=lambda x: int(x[0][0].payload["hand_no"]),
+            )
+            hand_count = max(
+                (
+                    int(ev[0].payload["hand_no"])
+                    for ev in self.store.read_streams([h.stream_id for h in hand_rows]).values()
+                    if ev
+                ),
+                default=0,
+            )
+            restore_table(
+                self.dealer, shoe_events, self.store.get_secret(info.stream_id), hands, hand_count
+            )
+            tables += 1
+        since = self.dealer.clock_ms() - republish_window_ms
+        pending = []
+        recent = self._all(kind="hand", since_ms=since)
+        ids = [r.stream_id for r in recent]
+        loaded = self.store.read_streams(ids)
+        seals = self.store.seals_for_streams(ids)
+        for r in recent:
+            ev = loaded.get(r.stream_id, [])
+            if ev and ev[-1].type == g.HAND_CLOSED:
+                pending.append((r, ev, seals.get(r.stream_id, [])))
+        if pending and self.bus is not None:
+            await self.bus.publish_many(
+                [
+                    (
+                        subjects.subject("hand", r.variant, r.table_id),
+                        wire.encode("hand", ev, se),
+                        f"hand:{r.stream_id}",
+                    )
+                    for r, ev, se in pending
+                ]
+            )
+        if tables or pending:
+            log.info("recovered %d tables, republished %d hands", tables, len(pending))
+        return tables, len(pending)
+
+    def _all(self, **filters: Any) -> list[StreamInfo]:
+        out: list[StreamInfo] = []
+        after: str | None = None
+        while rows := self.store.list_streams(after_stream_id=after, limit=1000, **filters):
+            out += rows
+            after = rows[-1].stream_id
+        return out
 
     def persist(self, b: Batch) -> None:
         if not b.events:

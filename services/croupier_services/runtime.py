@@ -93,6 +93,7 @@ class Node:
                 self.store,
                 self.bus,
             )
+            await self.core.recover()
             gateway_pb2_grpc.add_GatewayServiceServicer_to_server(
                 GatewayServicer(self.core), self.server
             )

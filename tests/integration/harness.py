@@ -72,14 +72,14 @@ def unique_table(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:10]}"
 
 
-def total_rejects() -> float:
-    """All messages any consumer has refused so far in this process."""
-    return sum(
-        s.value
+def reject_counts() -> dict[tuple[str, str], float]:
+    """Messages each consumer has refused so far in this process, by (service, reason)."""
+    return {
+        (s.labels["service"], s.labels["reason"]): s.value
         for m in metrics.CONSUMER_REJECTS.collect()
         for s in m.samples
         if s.name.endswith("_total")
-    )
+    }
 
 
 def seed_sequence(tag: str) -> Callable[[], bytes]:
@@ -144,7 +144,7 @@ class Cluster:
     au: audit_pb2_grpc.AuditServiceStub
     stop_event: asyncio.Event = field(default_factory=asyncio.Event)
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
-    rejects_at_start: float = field(default_factory=lambda: total_rejects())
+    rejects_at_start: dict[tuple[str, str], float] = field(default_factory=reject_counts)
 
     @property
     def loops(self) -> list[ConsumerLoop]:
@@ -174,9 +174,14 @@ class Cluster:
             for t in self.tasks:
                 if t.done():
                     t.result()  # a consumer loop died: show why
-            if total_rejects() > self.rejects_at_start:
+            new = {
+                k: v - self.rejects_at_start.get(k, 0)
+                for k, v in reject_counts().items()
+                if v > self.rejects_at_start.get(k, 0)
+            }
+            if new:
                 raise AssertionError(
-                    f"a consumer rejected a message (see the log); "
+                    f"consumers rejected messages {new} (see the log); "
                     f"{self.store.count_settlements()} of {n} hands settled"
                 )
             if time.monotonic() > deadline:
@@ -281,6 +286,8 @@ async def close_cluster(c: Cluster) -> None:
     await c.stop_consumers()
     await c.channel.close()
     await c.server.stop(0)
+    with contextlib.suppress(Exception):  # leave a shared server as we found it
+        await c.bus.js.delete_stream(subjects.STREAM)
     await c.bus.close()
     c.store.close()
 
@@ -324,6 +331,16 @@ async def subject_counts(bus: Bus) -> dict[str, int]:
     return counts
 
 
+async def wait_subjects(bus: Bus, expected: dict[str, int], timeout_s: float = 10.0) -> None:
+    """Wait until the stream holds exactly ``expected`` messages per kind (a consumer
+    publishes its result just after its database commit)."""
+    deadline = time.monotonic() + timeout_s
+    while (got := await subject_counts(bus)) != expected:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"stream holds {got}, expected {expected}")
+        await asyncio.sleep(0.02)
+
+
 @dataclass
 class FakeMsg:
     """Stands in for a JetStream message in :meth:`ConsumerLoop.process`."""
@@ -350,15 +367,19 @@ def reforge(
     seals: Sequence[Seal],
     signers: Mapping[str, Signer],
     payloads: Mapping[int, Mapping[str, Any]],
+    producers: Mapping[int, str] | None = None,
 ) -> tuple[list[Event], list[Seal]]:
-    """Rewrite one stream with new payloads at some seqs, re-chaining every later event
-    properly and re-signing every seal with the producers' real keys — a log only a
-    check outside the chain and the signatures (the rules, fairness) can fault."""
+    """Rewrite one stream with new payloads (or new producers) at some seqs, re-chaining
+    every later event properly and re-signing every seal with the producers' real keys
+    — a log that only checks beyond the chain and the signatures (who may write what,
+    the rules, fairness) can fault. Each event is re-sealed by its own producer."""
     out: list[Event] = []
     prev = events[0].prev_hash
     for e in events:
         payload = payloads.get(e.seq, e.payload)
-        ne = make_event(e.stream, e.seq, e.type, e.producer, e.key_id, prev, payload)
+        producer = (producers or {}).get(e.seq, e.producer)
+        key_id = e.key_id if producer == e.producer else signers[producer].key_id
+        ne = make_event(e.stream, e.seq, e.type, producer, key_id, prev, payload)
         out.append(ne)
         prev = ne.hash
     by_seq = {e.seq: e for e in out}
@@ -368,6 +389,8 @@ def reforge(
         assert signer.key_id == s.key_id
         heads = [by_seq[en.seq] for en in s.entries if en.stream == events[0].stream]
         new_seals.append(seal(signer, heads, s.sealed_at_ms))
+    for p in sorted({e.producer for e in out} - {s.producer for s in seals}):
+        new_seals.append(seal(signers[p], [e for e in out if e.producer == p][-1:], 1))
     return out, new_seals
 
 

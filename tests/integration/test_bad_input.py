@@ -246,6 +246,7 @@ def _hand_cases(m: wire.Message, signers: dict[str, Signer]) -> list[tuple[str, 
     gap = tuple(e for e in ev if e.seq != bet.seq)
     over_limit = {**bet.payload, "amount": 5_000_100}
     forged_ev, forged_se = reforge(ev, se, signers, {bet.seq: over_limit})
+    dealer_bet_ev, dealer_bet_se = reforge(ev, se, signers, {}, {bet.seq: "dealer"})
     cut_ev = [e for e in ev if e.type != g.HAND_CLOSED]
     cut_se = [
         seal(signers[p], heads_of([e for e in cut_ev if e.producer == p]), 1)
@@ -275,6 +276,7 @@ def _hand_cases(m: wire.Message, signers: dict[str, Signer]) -> list[tuple[str, 
         ("JSON of the wrong shape", b'{"kind": "hand"}', "invalid_input", False),
         ("no events", enc([], []), "empty", True),
         ("properly signed but over the limit", enc(forged_ev, forged_se), "over_limit", False),
+        ("bet written by the dealer", enc(dealer_bet_ev, dealer_bet_se), "wrong_producer", True),
         ("properly signed but never closed", enc(cut_ev, cut_se), "not_closed", False),
     ]
 

@@ -20,7 +20,7 @@ from croupier_services.audit import Auditor
 from croupier_services.bots import bets_for
 from croupier_services.runtime import SERVICE_NAMES
 
-from .harness import STACK, VARIANT, Cluster, metric, seed_sequence, subject_counts
+from .harness import STACK, VARIANT, Cluster, metric, seed_sequence, wait_subjects
 
 pytestmark = pytest.mark.integration
 
@@ -112,7 +112,7 @@ async def test_baccarat_pipeline(cluster: Cluster) -> None:
     assert any(acc == f"house:{VARIANT}" for acc in balances)
 
     # JetStream carried exactly one message of each kind per hand
-    assert await subject_counts(c.bus) == {"hand": HANDS, "outcome": HANDS, "settled": HANDS}
+    await wait_subjects(c.bus, {"hand": HANDS, "outcome": HANDS, "settled": HANDS})
 
     # audit before the shoe is revealed: everything checks out but fairness is pending
     auditor = Auditor(c.store)

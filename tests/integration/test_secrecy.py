@@ -22,7 +22,14 @@ from croupier.signing import Signer
 from croupier_services.dealer import redact_public
 from croupier_services.views import HIDDEN, redact
 
-from .harness import VARIANT, Cluster, all_stream_messages, seat_entries, unique_table
+from .harness import (
+    VARIANT,
+    Cluster,
+    all_stream_messages,
+    seat_entries,
+    unique_table,
+    wait_subjects,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -131,9 +138,10 @@ async def test_no_api_or_stream_carries_an_unrevealed_seed(cluster: Cluster) -> 
                 req = gateway_pb2.GetHandViewRequest(hand_id=hid, seat=seat)
                 view = rec(await c.gw.GetHandView(req)).view
                 assert view.settled and view.outcome_json and view.settlement_json
-        await asyncio.sleep(0.05)  # let the feed catch up
+        n = len(hands)
+        await wait_subjects(c.bus, {"hand": n, "outcome": n, "settled": n})
         bus_msgs = await all_stream_messages(c.bus)
-        assert len(bus_msgs) == 3 * len(hands)  # hand, outcome, settled
+        assert len(bus_msgs) == 3 * n
 
         # before CloseTable: seed2 nowhere; seed1 nowhere before its shoe was revealed
         for i, blob in enumerate(rec.blobs):

@@ -142,11 +142,14 @@ class Deal:
 
 @dataclass(frozen=True, slots=True)
 class DealRequest:
-    """What the dealer must deal now. ``cards`` are dealt in order from the shoe;
-    ``dice`` asks for that many dice instead."""
+    """What the dealer must do now. ``cards`` are dealt in order from the shoe;
+    ``dice`` asks for that many dice instead; ``reveal`` names targets whose face-down
+    cards the dealer must now turn up (a ``cards.revealed`` event per target, listing
+    that target's face-down cards in the order they were dealt)."""
 
     cards: tuple[Deal, ...] = ()
     dice: int = 0
+    reveal: tuple[str, ...] = ()
 
 
 @dataclass

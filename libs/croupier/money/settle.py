@@ -33,10 +33,11 @@ of claim-based hands.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Final
+from typing import Final, TypeAlias
 
 from croupier.errors import InvalidInput, MoneyError
 from croupier.money.caps import Capped, CapRule, apply_cap
@@ -58,6 +59,7 @@ from croupier.money.liability import (
 )
 from croupier.money.rake import NO_RAKE, RakePolicy, rake_step
 from croupier.money.record import (
+    ClaimLine,
     LiabilityStep,
     PaidLine,
     PaymentLine,
@@ -268,32 +270,66 @@ def settle(
             )
         )
 
-    grouped: dict[tuple[str, str, str], Fraction] = {}
+    grouped: dict[PaymentKey, Fraction] = {}
     for p in payments:
         key = (p.payer, p.payee, p.spot)
         grouped[key] = grouped.get(key, Fraction(0)) + p.amount
+    scale = math.lcm(*(amount.denominator for amount in grouped.values()))
+    owed = {key: a.numerator * (scale // a.denominator) for key, a in grouped.items()}
+    rounding, nets, spot_totals = _round(owed, scale, unit, order)
+    steps.append(rounding)
+    return _result(steps, nets, spot_totals, rake, order, hand_id)
+
+
+PaymentKey: TypeAlias = tuple[str, str, str]
+"""``(payer, payee, spot)``: what one payer owes one payee on one spot."""
+
+
+def _round(
+    owed: Mapping[PaymentKey, int], scale: int, unit: int, order: Sequence[str]
+) -> tuple[RoundingStep, dict[str, int], dict[tuple[str, str], int]]:
+    """Step 4: each exact amount ``owed`` (in ``1/scale`` minor units, >= 0) truncated
+    from its receiver to whole ``unit`` s; the payer keeps the fraction. Returns the
+    record, each participant's rounded net and the rounded total per (participant, spot).
+    """
     paid_lines: list[PaidLine] = []
-    kept = {p: Fraction(0) for p in order}
-    nets = {p: 0 for p in order}
+    kept = dict.fromkeys(order, 0)
+    nets = dict.fromkeys(order, 0)
     spot_totals: dict[tuple[str, str], int] = {}
-    for (payer, payee, spot), amount in grouped.items():
-        paid = floor_to_unit(amount, unit)
-        paid_lines.append(PaidLine(payer, payee, spot, amount, paid))
-        kept[payer] += amount - paid
+    for (payer, payee, spot), amount in owed.items():
+        if amount < 0:
+            raise InvalidInput(
+                f"only a received amount (>= 0) is truncated, got {Fraction(amount, scale)}"
+            )
+        paid = amount // scale // unit * unit  # floor_to_unit(amount / scale, unit)
+        paid_lines.append(PaidLine(payer, payee, spot, Fraction(amount, scale), paid))
+        kept[payer] += amount - paid * scale
         nets[payer] -= paid
         nets[payee] += paid
         spot_totals[(payee, spot)] = spot_totals.get((payee, spot), 0) + paid
         spot_totals[(payer, spot)] = spot_totals.get((payer, spot), 0) - paid
-    steps.append(
-        RoundingStep(
-            RULE_ROUNDING,
-            SOURCE_ROUNDING,
-            unit,
-            tuple(paid_lines),
-            tuple((p, kept[p]) for p in order if kept[p]),
-        )
+    step = RoundingStep(
+        RULE_ROUNDING,
+        SOURCE_ROUNDING,
+        unit,
+        tuple(paid_lines),
+        tuple((p, Fraction(kept[p], scale)) for p in order if kept[p]),
     )
+    return step, nets, spot_totals
 
+
+def _result(
+    steps: list[Step],
+    nets: Mapping[str, int],
+    rake: RakePolicy,
+    order: tuple[str, ...],
+    hand_id: str,
+    spot_totals: Mapping[tuple[str, str], int],
+    staked: Mapping[str, int] | None = None,
+) -> SettlementResult:
+    """Step 5 and the result: rake on the rounded ``nets``, the deltas, the spot lines
+    in seat order then by spot and, for stake-based hands, the stakes and what was
+    handed back (stake plus rounded net)."""
     rakes, r_step = rake_step(nets, rake, order)
     steps.append(r_step)
     deltas = {p: nets[p] - rakes[p] for p in order}
@@ -307,6 +343,10 @@ def settle(
             spot_totals.items(), key=lambda kv: (rank[kv[0][0]], kv[0][1])
         )
     )
+    if staked is None:
+        staked = returned = {}
+    else:
+        returned = {p: v + nets[p] for p, v in staked.items()}
     return SettlementResult(
         hand_id=hand_id,
         participants=order,
@@ -315,6 +355,8 @@ def settle(
         total_rake=total_rake,
         steps=tuple(steps),
         spots=spots,
+        staked=staked,
+        returned=returned,
     )
 
 
@@ -346,6 +388,62 @@ SOURCE_AGAINST_HOUSE: Final = (
 )
 
 
+def _house_players(wagers: Sequence[Wager], house: str) -> tuple[str, ...]:
+    """Check ``house`` and ``wagers``; the players in order of first wager."""
+    if not isinstance(house, str) or not house:
+        raise InvalidInput("house id must be a non-empty string")
+    players: dict[str, None] = {}
+    for w in wagers:
+        if not isinstance(w, Wager):
+            raise InvalidInput(f"not a Wager: {w!r}")
+        if w.participant == house:
+            raise InvalidInput(f"the house {house!r} cannot place a wager")
+        players[w.participant] = None
+    return tuple(players)
+
+
+def _house_rake(house: str, rate: Number, cap: int | None, source: str) -> RakePolicy:
+    return RakePolicy(exact(rate, "rake_rate"), cap, frozenset({house}), source=source or "variant rake rate")
+
+
+def _stakes(wagers: Sequence[Wager], players: Sequence[str]) -> dict[str, int]:
+    staked = dict.fromkeys(players, 0)
+    for w in wagers:
+        staked[w.participant] += w.amount
+    return staked
+
+
+def _settle_against_house_generic(
+    wagers: Sequence[Wager],
+    *,
+    house: str = HOUSE,
+    rake_rate: Number = 0,
+    rake_cap: int | None = None,
+    rake_source: str = "",
+    hand_id: str = "",
+) -> SettlementResult:
+    """:func:`settle_against_house` run through the general :func:`settle` pipeline:
+    one claim per wager, from the house on a win or a push, to the house on a loss.
+    The reference the direct computation is tested and benchmarked against."""
+    players = _house_players(wagers, house)
+    claims = [
+        Claim(house, w.participant, w.amount, (w.result,), w.spot)
+        if w.result >= 0
+        else Claim(w.participant, house, w.amount, (-w.result,), w.spot)
+        for w in wagers
+    ]
+    result = settle(
+        claims,
+        participants=[*players, house],
+        rake=_house_rake(house, rake_rate, rake_cap, rake_source),
+        hand_id=hand_id,
+        source=SOURCE_AGAINST_HOUSE,
+    )
+    staked = _stakes(wagers, players)
+    returned = {p: v + result.deltas[p] + result.rake[p] for p, v in staked.items()}
+    return dataclasses.replace(result, staked=staked, returned=returned)
+
+
 def settle_against_house(
     wagers: Sequence[Wager],
     *,
@@ -365,38 +463,43 @@ def settle_against_house(
     house is exempt. Participants: players in order of first wager, then ``house``.
     ``staked`` / ``returned`` in the result are each player's stakes and the gross
     amounts handed back (stake plus win, the stake on a push, what is left of the stake
-    on a partial loss)."""
-    if not isinstance(house, str) or not house:
-        raise InvalidInput("house id must be a non-empty string")
-    players: list[str] = []
-    claims: list[Claim] = []
+    on a partial loss).
+
+    The result, record included, is the one :func:`settle` gives for one claim per
+    wager (from the house when ``result >= 0``, to it otherwise). Such claims meet no
+    cap and no liability rule, so the theoretical amounts are computed directly, in
+    integers: every amount is counted in ``1/scale`` minor units, ``scale`` being the
+    least common multiple of the results' denominators, and only the record holds
+    ``Fraction`` s. Rounding and rake are :func:`settle`'s own steps."""
+    players = _house_players(wagers, house)
+    rake = _house_rake(house, rake_rate, rake_cap, rake_source)
+    order = (*players, house)
+    scale = math.lcm(*(w.result.denominator for w in wagers))
+    claims: list[ClaimLine] = []
+    theoretical = dict.fromkeys(order, 0)
+    owed: dict[PaymentKey, int] = {}
     for w in wagers:
-        if not isinstance(w, Wager):
-            raise InvalidInput(f"not a Wager: {w!r}")
-        if w.participant == house:
-            raise InvalidInput(f"the house {house!r} cannot place a wager")
-        if w.participant not in players:
-            players.append(w.participant)
-        if w.result >= 0:
-            claims.append(Claim(house, w.participant, w.amount, (w.result,), w.spot))
+        result = Fraction(w.result)
+        amount = w.amount * abs(result.numerator) * (scale // result.denominator)
+        if result.numerator >= 0:
+            payer, payee, multiple = house, w.participant, result
         else:
-            claims.append(Claim(w.participant, house, w.amount, (-w.result,), w.spot))
-    policy = RakePolicy(
-        exact(rake_rate, "rake_rate"),
-        rake_cap,
-        frozenset({house}),
-        source=rake_source or "variant rake rate",
-    )
-    result = settle(
-        claims,
-        participants=[*players, house],
-        rake=policy,
-        hand_id=hand_id,
-        source=SOURCE_AGAINST_HOUSE,
-    )
-    staked = dict.fromkeys(players, 0)
-    for w in wagers:
-        staked[w.participant] += w.amount
-    net = {p: result.deltas[p] + result.rake[p] for p in players}
-    returned = {p: staked[p] + net[p] for p in players}
-    return dataclasses.replace(result, staked=staked, returned=returned)
+            payer, payee, multiple = w.participant, house, -result
+        claims.append(
+            ClaimLine(payer, payee, w.spot, w.amount, (multiple,), Fraction(amount, scale))
+        )
+        theoretical[payer] -= amount
+        theoretical[payee] += amount
+        key = (payer, payee, w.spot)
+        owed[key] = owed.get(key, 0) + amount
+    steps: list[Step] = [
+        TheoreticalStep(
+            RULE_THEORETICAL,
+            SOURCE_AGAINST_HOUSE,
+            tuple(claims),
+            tuple((p, Fraction(v, scale)) for p, v in theoretical.items()),
+        )
+    ]
+    rounding, nets, spot_totals = _round(owed, scale, 1, order)
+    steps.append(rounding)
+    return _result(steps, nets, rake, order, hand_id, spot_totals, _stakes(wagers, players))

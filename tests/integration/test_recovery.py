@@ -1,0 +1,127 @@
+"""A restarted dealer resumes from the log: the shoe continues at the next card and an
+unfinished hand continues where it stopped; closed hands that never got an outcome are
+republished."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from croupier import fair
+from croupier.dealing import Dealer
+from croupier.events import verify_chain
+from croupier.games import base as g
+from croupier.signing import Signer
+from croupier.store import EventStore
+from croupier_services.dealer import DealerCore
+from croupier_services.runtime import load_signers, open_store
+
+pytestmark = pytest.mark.integration
+
+SEATS = [
+    {"seat": 1, "player": "ann", "stack": 1_000_000},
+    {"seat": 2, "player": "bo", "stack": 1_000_000},
+]
+
+
+class RecordingBus:
+    def __init__(self) -> None:
+        self.items: list[tuple[str, bytes, str]] = []
+
+    async def publish_many(self, items: list[tuple[str, bytes, str]]) -> int:
+        self.items += items
+        return len(items)
+
+
+def core_for(store: EventStore, keys: Path, seeds: list[bytes], bus: object = None) -> DealerCore:
+    signers = load_signers(store, str(keys))
+    clock = itertools.count(1_000)
+    dealer = Dealer(
+        signers["dealer"],
+        signers["gateway"],
+        clock_ms=lambda: next(clock),
+        seed_source=lambda: seeds.pop(0),
+    )
+    return DealerCore(dealer, store, bus)  # type: ignore[arg-type]
+
+
+async def test_restart_resumes_shoe_and_open_hand(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    store = open_store(url)
+    seed = bytes(range(32))
+    core = core_for(store, tmp_path / "keys", [seed])
+    await core.commit("t1", core.dealer.open_table("t1", "baccarat", "cs"))
+    for _ in range(3):
+        hid, b = core.dealer.open_hand("t1", SEATS)
+        await core.commit("t1", b)
+        await core.commit(
+            "t1", core.dealer.place_bets(hid, [{"seat": 1, "spot": "banker", "amount": 1000}])
+        )
+        await core.commit("t1", core.dealer.close_betting(hid))
+    used = core.dealer.table("t1").shoe.pos  # type: ignore[union-attr]
+    hid, b = core.dealer.open_hand("t1", SEATS)
+    await core.commit("t1", b)
+    await core.commit(
+        "t1", core.dealer.place_bets(hid, [{"seat": 2, "spot": "player", "amount": 2000}])
+    )
+    store.close()
+
+    # a new process: same store and keys, no memory of the tables
+    store2 = open_store(url)
+    bus = RecordingBus()
+    core2 = core_for(store2, tmp_path / "keys", [], bus)
+    tables, republished = await core2.recover()
+    assert tables == 1 and republished == 3  # the first core had no bus: never published
+    t = core2.dealer.table("t1")
+    assert t.shoe is not None and t.shoe.pos == used and t.hand_count == 4
+    assert t.hand is not None and t.hand.hand_id == hid
+    b = core2.dealer.close_betting(hid)
+    await core2.commit("t1", b)
+    events = store2.read_stream(hid)
+    verify_chain(events)
+    assert events[-1].type == g.HAND_CLOSED
+    order = fair.shuffle(t.shoe.commitment.deck, seed, "cs", 1)
+    dealt = [
+        (c["pos"], c["card"]) for e in events if e.type == g.CARD_DEALT for c in e.payload["cards"]
+    ]
+    assert dealt[0][0] == used
+    assert all(order[p] == c for p, c in dealt)
+    # the resumed hand was published on close
+    assert [m for _, _, m in bus.items][-1] == f"hand:{hid}"
+    assert len(bus.items) == 4
+
+
+async def test_closed_hands_without_outcome_are_republished(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    store = open_store(url)
+    core = core_for(store, tmp_path / "keys", [bytes(32)])
+    await core.commit("t2", core.dealer.open_table("t2", "baccarat"))
+    hid, b = core.dealer.open_hand("t2", SEATS)
+    await core.commit("t2", b)
+    await core.commit("t2", core.dealer.close_betting(hid))  # no bus: never published
+    bus = RecordingBus()
+    core2 = core_for(open_store(url), tmp_path / "keys", [], bus)
+    assert await core2.recover() == (1, 1)
+    assert bus.items[0][2] == f"hand:{hid}" and bus.items[0][0] == "croupier.hand.baccarat.t2"
+
+
+async def test_a_wrong_kept_seed_refuses_to_resume(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    store = open_store(url)
+    core = core_for(store, tmp_path / "keys", [bytes(32)])
+    b = core.dealer.open_table("t3", "baccarat")
+    b.secrets = [(sid, bytes([7]) * 32) for sid, _ in b.secrets]  # simulate a corrupted secret
+    core.persist(b)
+    core2 = core_for(open_store(url), tmp_path / "keys", [])
+    with pytest.raises(Exception, match="does not match its commitment"):
+        await core2.recover()
+
+
+def test_signers_are_stable_across_restarts(tmp_path: Path) -> None:
+    store = open_store(f"sqlite:///{tmp_path / 'k.sqlite'}")
+    a = load_signers(store, str(tmp_path / "keys"))
+    b = load_signers(store, str(tmp_path / "keys"))
+    assert {k: s.key_id for k, s in a.items()} == {k: s.key_id for k, s in b.items()}
+    assert isinstance(a["dealer"], Signer)
