@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -39,6 +39,7 @@ from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
 from croupier.games.registry import variants
 from croupier.settlement import settle_state
+from croupier_services import logs
 from croupier_services.config import Settings
 
 
@@ -58,7 +59,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
 
     role = a.role
     s = Settings.from_env(role if role != "all" else "dealer")
-    logging.basicConfig(level=s.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logs.setup(s.log_level, json_lines=os.environ.get("CROUPIER_LOG_FORMAT", "json") == "json")
     roles = ("dealer", "rules", "settlement", "audit") if role == "all" else (role,)
     node = Node(
         roles=roles,

@@ -83,6 +83,10 @@ class ConsumerLoop:
         self.batch = batch
         self.checker = IntegrityChecker(store, service)
         self.processed = 0
+        # export zero-valued series from the start, so alerts see the first increment
+        metrics.SIGNATURE_FAILURES.labels(service)
+        metrics.REDELIVERIES.labels(service)
+        metrics.EVENTS_CONSUMED.labels(service)
 
     async def run(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -94,7 +98,14 @@ class ConsumerLoop:
         if isinstance(err, IntegrityError):
             metrics.SIGNATURE_FAILURES.labels(self.service).inc()
         metrics.CONSUMER_REJECTS.labels(self.service, err.reason).inc()
-        log.warning("%s rejected %s: %s: %s", self.service, msg.subject, err.reason, err.message)
+        log.warning(
+            "%s rejected %s: %s: %s",
+            self.service,
+            msg.subject,
+            err.reason,
+            err.message,
+            extra={"service": self.service, "subject": msg.subject, "reason": err.reason},
+        )
 
     async def process(self, msgs: list[Msg]) -> None:
         good: list[tuple[Msg, Work]] = []

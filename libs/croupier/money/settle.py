@@ -69,7 +69,7 @@ from croupier.money.record import (
     Step,
     TheoreticalStep,
 )
-from croupier.money.units import Number, exact, floor_to_unit, non_negative
+from croupier.money.units import Number, exact, non_negative
 
 HOUSE: Final = "house"
 """The participant id of the house bank when it is the counterparty."""
@@ -278,7 +278,9 @@ def settle(
     owed = {key: a.numerator * (scale // a.denominator) for key, a in grouped.items()}
     rounding, nets, spot_totals = _round(owed, scale, unit, order)
     steps.append(rounding)
-    return _result(steps, nets, spot_totals, rake, order, hand_id)
+    return _result(
+        steps=steps, nets=nets, rake=rake, order=order, hand_id=hand_id, spot_totals=spot_totals
+    )
 
 
 PaymentKey: TypeAlias = tuple[str, str, str]
@@ -319,6 +321,7 @@ def _round(
 
 
 def _result(
+    *,
     steps: list[Step],
     nets: Mapping[str, int],
     rake: RakePolicy,
@@ -403,7 +406,9 @@ def _house_players(wagers: Sequence[Wager], house: str) -> tuple[str, ...]:
 
 
 def _house_rake(house: str, rate: Number, cap: int | None, source: str) -> RakePolicy:
-    return RakePolicy(exact(rate, "rake_rate"), cap, frozenset({house}), source=source or "variant rake rate")
+    return RakePolicy(
+        exact(rate, "rake_rate"), cap, frozenset({house}), source=source or "variant rake rate"
+    )
 
 
 def _stakes(wagers: Sequence[Wager], players: Sequence[str]) -> dict[str, int]:
@@ -479,7 +484,7 @@ def settle_against_house(
     theoretical = dict.fromkeys(order, 0)
     owed: dict[PaymentKey, int] = {}
     for w in wagers:
-        result = Fraction(w.result)
+        result = w.result if isinstance(w.result, Fraction) else Fraction(w.result)
         amount = w.amount * abs(result.numerator) * (scale // result.denominator)
         if result.numerator >= 0:
             payer, payee, multiple = house, w.participant, result
@@ -502,4 +507,12 @@ def settle_against_house(
     ]
     rounding, nets, spot_totals = _round(owed, scale, 1, order)
     steps.append(rounding)
-    return _result(steps, nets, rake, order, hand_id, spot_totals, _stakes(wagers, players))
+    return _result(
+        steps=steps,
+        nets=nets,
+        rake=rake,
+        order=order,
+        hand_id=hand_id,
+        spot_totals=spot_totals,
+        staked=_stakes(wagers, players),
+    )
