@@ -273,7 +273,9 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--players", type=int, default=8)
     d.add_argument("--seed", type=int, default=1)
     d.add_argument("--workdir", help="keep the SQLite file and keys here")
-    d.add_argument("--metrics-port", type=int, default=0)
+    d.add_argument(
+        "--metrics-port", type=int, default=-1, help="Prometheus port (default: a free one; 0: off)"
+    )
     d.set_defaults(fn=cmd_demo)
 
     s = sub.add_parser("serve", help="run one service (or all) against CROUPIER_* settings")

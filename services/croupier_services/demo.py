@@ -21,6 +21,7 @@ from typing import Any
 
 import grpc
 
+from croupier.bus.embedded import free_port
 from croupier.games.registry import engine as engine_for
 from croupier.money import HOUSE
 from croupier.pb.croupier.v1 import (
@@ -118,6 +119,8 @@ async def run_demo(
     metrics_port: int = 0,
 ) -> int:
     db_url = database_url or f"sqlite:///{workdir / 'croupier.sqlite'}"
+    if metrics_port < 0:
+        metrics_port = free_port()
     node = Node(
         roles=("dealer", "rules", "settlement", "audit"),
         database_url=db_url,
@@ -284,7 +287,11 @@ def _print_summary(
         p(f"  first failure: {first_bad}")
     p(f"  verdict: {'PASS' if ok else 'FAIL'}")
     if node.metrics_port:
-        p(f"  metrics: http://127.0.0.1:{node.metrics_port}/metrics")
+        p(
+            f"  metrics: http://127.0.0.1:{node.metrics_port}/metrics (while the demo runs; "
+            "the same series every service exports for Prometheus and the Grafana dashboard "
+            "in deploy/)"
+        )
     p(f"  gRPC: 127.0.0.1:{node.bound_port} (Gateway, Settlement, Audit; health, reflection)")
 
 
