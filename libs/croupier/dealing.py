@@ -26,6 +26,7 @@ from croupier import fair
 from croupier.cards import DeckSpec
 from croupier.errors import (
     ActionRejected,
+    AlreadyExists,
     BetRejected,
     FairnessError,
     InvalidInput,
@@ -154,7 +155,7 @@ class Dealer:
         if not _ID.match(table_id):
             raise InvalidInput("table id must be 1-40 characters of A-Z a-z 0-9 _")
         if table_id in self.tables:
-            raise InvalidInput(f"table {table_id!r} is already open")
+            raise AlreadyExists(f"table {table_id!r} is already open")
         eng = engine_for(variant)
         per_hand = bool(eng.config.raw.get("shoe", {}).get("per_hand", True))
         t = Table(table_id, variant, client_seed or table_id, per_hand)

@@ -7,6 +7,7 @@
     │   ├── NotationError            a card, tile or die that does not parse
     │   ├── ConfigError              a variant config that is missing or inconsistent
     │   ├── UnknownVariant           no engine registered for a variant id
+    │   ├── AlreadyExists            a table (or other named thing) that is already open
     │   └── RuleViolation            an event the game's rules forbid now
     │       ├── BetRejected          over a limit, closed spot, unknown seat, bad amount
     │       └── ActionRejected       out of turn, illegal move, finished hand
@@ -56,6 +57,10 @@ class ConfigError(InvalidInput):
 
 class UnknownVariant(InvalidInput):
     reason = "unknown_variant"
+
+
+class AlreadyExists(InvalidInput):
+    reason = "already_exists"
 
 
 class RuleViolation(InvalidInput):

@@ -302,7 +302,14 @@ class SealVerifier:
                         stream=stream,
                         seq=entry.seq,
                     )
-                self.verify(s)
+                try:
+                    self.verify(s)
+                except IntegrityError as err:
+                    raise type(err)(
+                        f"{stream}#{entry.seq}: seal by {s.key_id}: {err.message}",
+                        stream=stream,
+                        seq=entry.seq,
+                    ) from err
                 if entry.seq > best.get(s.producer, -1):
                     best[s.producer] = entry.seq
         for e in events:

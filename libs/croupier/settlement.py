@@ -58,7 +58,9 @@ def postings_for(deltas: Mapping[str, int], rake: int, variant: str) -> tuple[tu
         lines[acc] = lines.get(acc, 0) + d
     if rake:
         lines[f"rake:{variant}"] = lines.get(f"rake:{variant}", 0) + rake
-    out = tuple(sorted((a, n) for a, n in lines.items() if n != 0))
+    # Every participant keeps a line, zero included: a hand that moves no money (a push,
+    # a coup without bets) is still settled once, with a transaction that says so.
+    out = tuple(sorted(lines.items())) or ((account_for(HOUSE, variant), 0),)
     if sum(n for _, n in out) != 0:
         raise MoneyError(f"postings do not balance: {out}")
     return out

@@ -12,6 +12,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from croupier.errors import (
+    AlreadyExists,
     CroupierError,
     IdempotencyConflict,
     IntegrityError,
@@ -26,7 +27,15 @@ log = logging.getLogger("croupier.grpc")
 T = TypeVar("T")
 
 
+# Rule violations that are about the request's form rather than the game's state.
+_MALFORMED = frozenset({"bad_amount", "malformed", "unknown_spot", "bad_card"})
+
+
 def status_for(err: CroupierError) -> grpc.StatusCode:
+    if isinstance(err, AlreadyExists):
+        return grpc.StatusCode.ALREADY_EXISTS
+    if isinstance(err, RuleViolation) and err.reason in _MALFORMED:
+        return grpc.StatusCode.INVALID_ARGUMENT
     if isinstance(err, NotFound):
         return grpc.StatusCode.NOT_FOUND
     if isinstance(err, RuleViolation):

@@ -16,7 +16,7 @@ import grpc
 from croupier import canonical
 from croupier.bus import subjects, wire
 from croupier.bus.jetstream import Bus
-from croupier.errors import InvalidInput, RuleViolation
+from croupier.errors import InvalidInput, NotFound, RuleViolation
 from croupier.events import heads_of, make_event, seal
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
@@ -83,6 +83,11 @@ class SettlementWorker:
         tx.append(events, [s])
         for w in works:
             hs: HandSettlement = w.extra["hs"]
+            try:
+                tx.get_settlement(hs.hand_id)
+                w.extra["new"] = False  # a redelivery: the writes below are no-ops
+            except NotFound:
+                w.extra["new"] = True
             tx_id = tx.post(
                 LedgerTx(
                     idempotency_key=hs.idempotency_key,
@@ -106,6 +111,8 @@ class SettlementWorker:
             w.publish = (subj, kind, evs, [s], mid)
 
     def _count(self, w: Work) -> None:
+        if not w.extra.get("new", True):
+            return
         hs: HandSettlement = w.extra["hs"]
         metrics.HANDS_SETTLED.labels(hs.variant).inc()
         metrics.SETTLEMENT_LATENCY.labels(hs.variant).observe(

@@ -80,10 +80,10 @@ async def test_bets_refused(idle_cluster: Cluster) -> None:
     await refused(c, bet((1, "tie", 625_100)), FP, "over_limit", "tie maximum is 625000")
     await refused(c, bet((1, "banker", 500)), FP, "under_minimum", "banker minimum is 1000")
     await refused(c, bet((42, "banker", 1_000)), FP, "unknown_seat", "seat 42")
-    await refused(c, bet((1, "banker", 0)), FP, "bad_amount", "positive integer", "0")
-    await refused(c, bet((1, "banker", -1_000)), FP, "bad_amount", "positive integer", "-1000")
-    await refused(c, bet((1, "banker", 1_050)), FP, "bad_amount", "multiple of 100")
-    await refused(c, bet((1, "dragon", 1_000)), FP, "unknown_spot", "'dragon'")
+    await refused(c, bet((1, "banker", 0)), INVALID, "bad_amount", "positive integer", "0")
+    await refused(c, bet((1, "banker", -1_000)), INVALID, "bad_amount", "positive integer", "-1000")
+    await refused(c, bet((1, "banker", 1_050)), INVALID, "bad_amount", "multiple of 100")
+    await refused(c, bet((1, "dragon", 1_000)), INVALID, "unknown_spot", "'dragon'")
     await refused(c, bet((12, "banker", 10_000)), FP, "insufficient_stack", "seat 12")
     await refused(c, bet(), FP, "empty", "no bets")
     # all or nothing: ten bets at the banker maximum fill the table limit exactly; one
@@ -175,7 +175,7 @@ async def test_tables_and_hands_refused(idle_cluster: Cluster) -> None:
     await refused(c, open_table(table, ""), INVALID, "unknown_variant")
     # a refused OpenTable leaves nothing behind: the id is still free
     await open_table(table)
-    await refused(c, open_table(table), INVALID, "already open")
+    await refused(c, open_table(table), grpc.StatusCode.ALREADY_EXISTS, "already open")
     assert c.store.count_events() == 1  # the one shoe.opened
 
     def open_hand(seats: list[gateway_pb2.SeatEntry], table_id: str = table) -> Awaitable[Any]:

@@ -96,7 +96,7 @@ class Consumer:
         try:
             msgs: list[Msg] = await self.sub.fetch(batch, timeout=timeout_s)
             return msgs
-        except NatsTimeout:
+        except (TimeoutError, NatsTimeout):  # nats-py raises either on an idle fetch
             return []
 
 

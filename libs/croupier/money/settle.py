@@ -289,15 +289,15 @@ PaymentKey: TypeAlias = tuple[str, str, str]
 
 def _round(
     owed: Mapping[PaymentKey, int], scale: int, unit: int, order: Sequence[str]
-) -> tuple[RoundingStep, dict[str, int], dict[tuple[str, str], int]]:
+) -> tuple[RoundingStep, dict[str, int], dict[str, dict[str, int]]]:
     """Step 4: each exact amount ``owed`` (in ``1/scale`` minor units, >= 0) truncated
     from its receiver to whole ``unit`` s; the payer keeps the fraction. Returns the
-    record, each participant's rounded net and the rounded total per (participant, spot).
-    """
+    record, each participant's rounded net and, per participant in ``order``, the
+    rounded total per spot."""
     paid_lines: list[PaidLine] = []
     kept = dict.fromkeys(order, 0)
     nets = dict.fromkeys(order, 0)
-    spot_totals: dict[tuple[str, str], int] = {}
+    spot_totals: dict[str, dict[str, int]] = {p: {} for p in order}
     for (payer, payee, spot), amount in owed.items():
         if amount < 0:
             raise InvalidInput(
@@ -308,8 +308,9 @@ def _round(
         kept[payer] += amount - paid * scale
         nets[payer] -= paid
         nets[payee] += paid
-        spot_totals[(payee, spot)] = spot_totals.get((payee, spot), 0) + paid
-        spot_totals[(payer, spot)] = spot_totals.get((payer, spot), 0) - paid
+        received, given = spot_totals[payee], spot_totals[payer]
+        received[spot] = received.get(spot, 0) + paid
+        given[spot] = given.get(spot, 0) - paid
     step = RoundingStep(
         RULE_ROUNDING,
         SOURCE_ROUNDING,
@@ -327,24 +328,22 @@ def _result(
     rake: RakePolicy,
     order: tuple[str, ...],
     hand_id: str,
-    spot_totals: Mapping[tuple[str, str], int],
+    spot_totals: Mapping[str, Mapping[str, int]],
     staked: Mapping[str, int] | None = None,
 ) -> SettlementResult:
     """Step 5 and the result: rake on the rounded ``nets``, the deltas, the spot lines
-    in seat order then by spot and, for stake-based hands, the stakes and what was
-    handed back (stake plus rounded net)."""
+    (``spot_totals`` is in seat order; each participant's spots are sorted) and, for
+    stake-based hands, the stakes and what was handed back (stake plus rounded net)."""
     rakes, r_step = rake_step(nets, rake, order)
     steps.append(r_step)
     deltas = {p: nets[p] - rakes[p] for p in order}
     total_rake = sum(rakes.values())
     if sum(deltas.values()) + total_rake != 0:  # pragma: no cover - guarded by construction
         raise MoneyError("settlement does not balance")
-    rank = {p: i for i, p in enumerate(order)}
     spots = tuple(
-        SpotLine(who, spot, amount)
-        for (who, spot), amount in sorted(
-            spot_totals.items(), key=lambda kv: (rank[kv[0][0]], kv[0][1])
-        )
+        SpotLine(who, spot, totals[spot])
+        for who, totals in spot_totals.items()
+        for spot in sorted(totals)
     )
     if staked is None:
         staked = returned = {}

@@ -137,6 +137,10 @@ def product(factors: Iterable[Number]) -> Fraction:
 def fraction_text(value: Number) -> str:
     """A ``Fraction`` (or ``int``) as ``"num/den"``, the form the settlement record uses
     for every exact value, e.g. ``"25/2"``, ``"3/1"``. Stable: always reduced."""
+    if type(value) is Fraction:  # already reduced; skips the conversion (hot in records)
+        return f"{value.numerator}/{value.denominator}"
+    if type(value) is int:
+        return f"{value}/1"
     f = Fraction(value)
     return f"{f.numerator}/{f.denominator}"
 

@@ -623,7 +623,11 @@ def test_tie_pushes_banker_and_player_and_pays_tie_8() -> None:
 def test_a_pure_push_moves_no_money() -> None:
     st = play([(1, "banker", 10_000), (2, "player", 4000)], TIE_SEVEN)
     assert deltas(st) == {"p1": 0, "p2": 0, "house": 0}
-    assert settle_state(ENG, st).postings == ()
+    assert settle_state(ENG, st).postings == (
+        ("house:baccarat", 0),
+        ("player:p1", 0),
+        ("player:p2", 0),
+    )
 
 
 def test_player_natural_with_a_pair() -> None:
@@ -657,7 +661,7 @@ def test_no_bets_settles_to_nothing() -> None:
     st = play([], TIE_SEVEN)
     res = ENG.settle(st)
     assert dict(res.deltas) == {"house": 0}
-    assert settle_state(ENG, st).postings == ()
+    assert settle_state(ENG, st).postings == (("house:baccarat", 0),)
 
 
 def test_settle_events_matches_the_stepped_state() -> None:
