@@ -232,32 +232,33 @@ def _row_seal(r: AnyRow) -> Seal:
 
 
 def _load_states(conn: Connection, ids: Sequence[str]) -> dict[str, _StreamState]:
-    """Registered streams among ``ids`` with their current heads, in one query per
-    chunk of ids."""
-    head = _E.alias("head")
-    inner = _E.alias("inner")
-    max_seq = (
-        sa.select(sa.func.max(inner.c.seq))
-        .where(inner.c.stream_id == _S.c.stream_id)
-        .scalar_subquery()
-    )
+    """Registered streams among ``ids`` with their current heads. Three index-only
+    queries per chunk of ids: the stream rows, the highest seq of each (a GROUP BY over
+    the (stream_id, seq) unique index) and those heads' hashes."""
     out: dict[str, _StreamState] = {}
     for chunk in _chunks(ids):
-        q = (
-            sa.select(_S, head.c.seq.label("head_seq"), head.c.hash.label("head_hash"))
-            .select_from(
-                _S.outerjoin(
-                    head, sa.and_(head.c.stream_id == _S.c.stream_id, head.c.seq == max_seq)
-                )
+        infos = {
+            r.stream_id: _row_stream(r)
+            for r in conn.execute(sa.select(_S).where(_S.c.stream_id.in_(chunk)))
+        }
+        if not infos:
+            continue
+        heads = {
+            str(sid): int(seq)
+            for sid, seq in conn.execute(
+                sa.select(_E.c.stream_id, sa.func.max(_E.c.seq))
+                .where(_E.c.stream_id.in_(list(infos)))
+                .group_by(_E.c.stream_id)
             )
-            .where(_S.c.stream_id.in_(chunk))
-        )
-        for r in conn.execute(q):
-            out[r.stream_id] = _StreamState(
-                _row_stream(r),
-                -1 if r.head_seq is None else int(r.head_seq),
-                GENESIS if r.head_hash is None else bytes(r.head_hash),
+        }
+        hashes: dict[str, bytes] = {}
+        if heads:
+            q = sa.select(_E.c.stream_id, _E.c.hash).where(
+                sa.tuple_(_E.c.stream_id, _E.c.seq).in_(list(heads.items()))
             )
+            hashes = {str(sid): bytes(h) for sid, h in conn.execute(q)}
+        for sid, info in infos.items():
+            out[sid] = _StreamState(info, heads.get(sid, -1), hashes.get(sid, GENESIS))
     return out
 
 
