@@ -152,6 +152,52 @@ class DealRequest:
     reveal: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """The family-independent part of a ``hand.opened`` payload, validated."""
+
+    table: str
+    hand_no: int
+    shoe_hand_no: int
+    seats: dict[int, Seat]
+
+
+def parse_opened(
+    payload: Mapping[str, Any], *, min_seats: int = 1, max_seats: int | None = None
+) -> Opened:
+    """Validate the table, hand numbers and seats of ``hand.opened``: integers where
+    integers belong, seat numbers and players unique, stacks not negative, and the
+    variant's seat count. Raises :class:`RuleViolation` with a precise reason."""
+    try:
+        rows = [(s["seat"], s["player"], s["stack"]) for s in payload["seats"]]
+        table = str(payload["table"])
+        hand_no, shoe_hand_no = int(payload["hand_no"]), int(payload["shoe_hand_no"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise RuleViolation(f"malformed hand.opened: {e}", reason="malformed") from e
+    if len(rows) < min_seats:
+        raise RuleViolation(f"a hand needs at least {min_seats} seat(s)", reason="no_seats")
+    if max_seats is not None and len(rows) > max_seats:
+        raise RuleViolation(f"at most {max_seats} seats", reason="too_many_seats")
+    seats: dict[int, Seat] = {}
+    players: set[str] = set()
+    for seat_no, player, stack in rows:
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (seat_no, stack)):
+            raise RuleViolation("seat and stack must be integers", reason="malformed")
+        if not isinstance(player, str):
+            raise RuleViolation("player must be a string", reason="malformed")
+        if seat_no in seats:
+            raise RuleViolation(f"seat {seat_no} given twice", reason="duplicate_seat")
+        if player in players or not player:
+            raise RuleViolation(
+                f"player {player!r} seated twice or unnamed", reason="duplicate_player"
+            )
+        if stack < 0:
+            raise RuleViolation(f"seat {seat_no} has a negative stack", reason="bad_stack")
+        seats[seat_no] = Seat(seat_no, player, stack)
+        players.add(player)
+    return Opened(table, hand_no, shoe_hand_no, seats)
+
+
 @dataclass
 class HandState:
     """Fields every family's state has. Families subclass it."""

@@ -79,42 +79,14 @@ class BaccaratEngine(g.Engine[BaccaratState]):
 
     # -- lifecycle -------------------------------------------------------------------
     def open(self, hand_id: str, payload: Mapping[str, Any]) -> BaccaratState:
-        seats: dict[int, g.Seat] = {}
-        players: set[str] = set()
-        try:
-            rows = [(s["seat"], s["player"], s["stack"]) for s in payload["seats"]]
-            table, hand_no, shoe_hand_no = (
-                str(payload["table"]),
-                int(payload["hand_no"]),
-                int(payload["shoe_hand_no"]),
-            )
-        except (KeyError, TypeError, ValueError) as e:
-            raise RuleViolation(f"malformed hand.opened: {e}", reason="malformed") from e
-        if not rows:
-            raise RuleViolation("a hand needs at least one seat", reason="no_seats")
-        for seat_no, player, stack in rows:
-            if not all(isinstance(x, int) and not isinstance(x, bool) for x in (seat_no, stack)):
-                raise RuleViolation("seat and stack must be integers", reason="malformed")
-            if not isinstance(player, str):
-                raise RuleViolation("player must be a string", reason="malformed")
-            seat = g.Seat(seat_no, player, stack)
-            if seat.seat in seats:
-                raise RuleViolation(f"seat {seat.seat} given twice", reason="duplicate_seat")
-            if seat.player in players or not seat.player:
-                raise RuleViolation(
-                    f"player {seat.player!r} seated twice or unnamed", reason="duplicate_player"
-                )
-            if seat.stack < 0:
-                raise RuleViolation(f"seat {seat.seat} has a negative stack", reason="bad_stack")
-            seats[seat.seat] = seat
-            players.add(seat.player)
+        o = g.parse_opened(payload)
         return BaccaratState(
             variant=self.variant,
-            table=table,
+            table=o.table,
             hand_id=hand_id,
-            hand_no=hand_no,
-            shoe_hand_no=shoe_hand_no,
-            seats=seats,
+            hand_no=o.hand_no,
+            shoe_hand_no=o.shoe_hand_no,
+            seats=o.seats,
         )
 
     # -- bets --------------------------------------------------------------------------
