@@ -84,6 +84,9 @@ NET_SPOT: Final = "net"
 """Spot label of a payment that replaces pairwise amounts after a hand-level rule."""
 DECOMPOSED: Final = "nets paid losers -> winners in seat order"
 
+PaymentKey: TypeAlias = tuple[str, str, str]
+"""``(payer, payee, spot)``: what one payer owes one payee on one spot."""
+
 
 def _check_participants(participants: Sequence[str]) -> tuple[str, ...]:
     order = tuple(participants)
@@ -274,26 +277,39 @@ def settle(
     for p in payments:
         key = (p.payer, p.payee, p.spot)
         grouped[key] = grouped.get(key, Fraction(0)) + p.amount
-    scale = math.lcm(*(amount.denominator for amount in grouped.values()))
-    owed = {key: a.numerator * (scale // a.denominator) for key, a in grouped.items()}
-    rounding, nets, spot_totals = _round(owed, scale, unit, order)
+    exact_of = _Exact(math.lcm(*(amount.denominator for amount in grouped.values())))
+    owed = {key: a.numerator * (exact_of.scale // a.denominator) for key, a in grouped.items()}
+    rounding, nets, spot_totals = _round(owed, exact_of, unit, order)
     steps.append(rounding)
-    return _result(
-        steps=steps, nets=nets, rake=rake, order=order, hand_id=hand_id, spot_totals=spot_totals
-    )
+    return _result(steps, nets, spot_totals, rake=rake, order=order, hand_id=hand_id)
 
 
-PaymentKey: TypeAlias = tuple[str, str, str]
-"""``(payer, payee, spot)``: what one payer owes one payee on one spot."""
+class _Exact(dict[int, Fraction]):
+    """Exact amounts counted in whole ``1/scale`` minor units: ``exact_of[n]`` is
+    ``Fraction(n, scale)``, built once per hand however often the record repeats it (a
+    claim's amount is usually also its payment's, and often a net)."""
+
+    __slots__ = ("scale",)
+
+    def __init__(self, scale: int) -> None:
+        super().__init__()
+        self.scale = scale
+
+    def __missing__(self, amount: int) -> Fraction:
+        # Fraction(n) skips the gcd: the usual case of whole multiples only
+        value = Fraction(amount) if self.scale == 1 else Fraction(amount, self.scale)
+        self[amount] = value
+        return value
 
 
 def _round(
-    owed: Mapping[PaymentKey, int], scale: int, unit: int, order: Sequence[str]
+    owed: Mapping[PaymentKey, int], exact_of: _Exact, unit: int, order: Sequence[str]
 ) -> tuple[RoundingStep, dict[str, int], dict[str, dict[str, int]]]:
-    """Step 4: each exact amount ``owed`` (in ``1/scale`` minor units, >= 0) truncated
+    """Step 4: each amount ``owed`` (in ``1/exact_of.scale`` minor units, >= 0) truncated
     from its receiver to whole ``unit`` s; the payer keeps the fraction. Returns the
     record, each participant's rounded net and, per participant in ``order``, the
     rounded total per spot."""
+    scale = exact_of.scale
     paid_lines: list[PaidLine] = []
     kept = dict.fromkeys(order, 0)
     nets = dict.fromkeys(order, 0)
@@ -301,10 +317,10 @@ def _round(
     for (payer, payee, spot), amount in owed.items():
         if amount < 0:
             raise InvalidInput(
-                f"only a received amount (>= 0) is truncated, got {Fraction(amount, scale)}"
+                f"only a received amount (>= 0) is truncated, got {exact_of[amount]}"
             )
         paid = amount // scale // unit * unit  # floor_to_unit(amount / scale, unit)
-        paid_lines.append(PaidLine(payer, payee, spot, Fraction(amount, scale), paid))
+        paid_lines.append(PaidLine(payer, payee, spot, exact_of[amount], paid))
         kept[payer] += amount - paid * scale
         nets[payer] -= paid
         nets[payee] += paid
@@ -316,19 +332,19 @@ def _round(
         SOURCE_ROUNDING,
         unit,
         tuple(paid_lines),
-        tuple((p, Fraction(kept[p], scale)) for p in order if kept[p]),
+        tuple([(p, exact_of[kept[p]]) for p in order if kept[p]]),
     )
     return step, nets, spot_totals
 
 
 def _result(
-    *,
     steps: list[Step],
     nets: Mapping[str, int],
+    spot_totals: Mapping[str, Mapping[str, int]],
+    *,
     rake: RakePolicy,
     order: tuple[str, ...],
     hand_id: str,
-    spot_totals: Mapping[str, Mapping[str, int]],
     staked: Mapping[str, int] | None = None,
 ) -> SettlementResult:
     """Step 5 and the result: rake on the rounded ``nets``, the deltas, the spot lines
@@ -340,15 +356,12 @@ def _result(
     total_rake = sum(rakes.values())
     if sum(deltas.values()) + total_rake != 0:  # pragma: no cover - guarded by construction
         raise MoneyError("settlement does not balance")
-    spots = tuple(
+    spots = [
         SpotLine(who, spot, totals[spot])
         for who, totals in spot_totals.items()
         for spot in sorted(totals)
-    )
-    if staked is None:
-        staked = returned = {}
-    else:
-        returned = {p: v + nets[p] for p, v in staked.items()}
+    ]
+    returned = {} if staked is None else {p: v + nets[p] for p, v in staked.items()}
     return SettlementResult(
         hand_id=hand_id,
         participants=order,
@@ -356,8 +369,8 @@ def _result(
         rake=rakes,
         total_rake=total_rake,
         steps=tuple(steps),
-        spots=spots,
-        staked=staked,
+        spots=tuple(spots),
+        staked={} if staked is None else staked,
         returned=returned,
     )
 
@@ -390,31 +403,26 @@ SOURCE_AGAINST_HOUSE: Final = (
 )
 
 
-def _house_players(wagers: Sequence[Wager], house: str) -> tuple[str, ...]:
-    """Check ``house`` and ``wagers``; the players in order of first wager."""
+def _house_stakes(wagers: Sequence[Wager], house: str) -> dict[str, int]:
+    """Check ``house`` and ``wagers``; each player's total stake, players in order of
+    first wager."""
     if not isinstance(house, str) or not house:
         raise InvalidInput("house id must be a non-empty string")
-    players: dict[str, None] = {}
+    staked: dict[str, int] = {}
     for w in wagers:
         if not isinstance(w, Wager):
             raise InvalidInput(f"not a Wager: {w!r}")
         if w.participant == house:
             raise InvalidInput(f"the house {house!r} cannot place a wager")
-        players[w.participant] = None
-    return tuple(players)
+        staked[w.participant] = staked.get(w.participant, 0) + w.amount
+    return staked
 
 
 def _house_rake(house: str, rate: Number, cap: int | None, source: str) -> RakePolicy:
+    """The rake on players' net profits; the house is exempt."""
     return RakePolicy(
         exact(rate, "rake_rate"), cap, frozenset({house}), source=source or "variant rake rate"
     )
-
-
-def _stakes(wagers: Sequence[Wager], players: Sequence[str]) -> dict[str, int]:
-    staked = dict.fromkeys(players, 0)
-    for w in wagers:
-        staked[w.participant] += w.amount
-    return staked
 
 
 def _settle_against_house_generic(
@@ -429,7 +437,7 @@ def _settle_against_house_generic(
     """:func:`settle_against_house` run through the general :func:`settle` pipeline:
     one claim per wager, from the house on a win or a push, to the house on a loss.
     The reference the direct computation is tested and benchmarked against."""
-    players = _house_players(wagers, house)
+    staked = _house_stakes(wagers, house)
     claims = [
         Claim(house, w.participant, w.amount, (w.result,), w.spot)
         if w.result >= 0
@@ -438,12 +446,11 @@ def _settle_against_house_generic(
     ]
     result = settle(
         claims,
-        participants=[*players, house],
+        participants=[*staked, house],
         rake=_house_rake(house, rake_rate, rake_cap, rake_source),
         hand_id=hand_id,
         source=SOURCE_AGAINST_HOUSE,
     )
-    staked = _stakes(wagers, players)
     returned = {p: v + result.deltas[p] + result.rake[p] for p, v in staked.items()}
     return dataclasses.replace(result, staked=staked, returned=returned)
 
@@ -470,48 +477,54 @@ def settle_against_house(
     on a partial loss).
 
     The result, record included, is the one :func:`settle` gives for one claim per
-    wager (from the house when ``result >= 0``, to it otherwise). Such claims meet no
-    cap and no liability rule, so the theoretical amounts are computed directly, in
-    integers: every amount is counted in ``1/scale`` minor units, ``scale`` being the
-    least common multiple of the results' denominators, and only the record holds
-    ``Fraction`` s. Rounding and rake are :func:`settle`'s own steps."""
-    players = _house_players(wagers, house)
+    wager (from the house when ``result >= 0``, to it otherwise): such claims meet no
+    cap and no liability rule, so the theoretical step is worked out directly, in
+    integers - every amount counted in ``1/scale`` minor units, ``scale`` the least
+    common multiple of the results' denominators - and handed to :func:`settle`'s own
+    rounding and rake."""
+    staked = _house_stakes(wagers, house)
     rake = _house_rake(house, rake_rate, rake_cap, rake_source)
-    order = (*players, house)
-    scale = math.lcm(*(w.result.denominator for w in wagers))
+    order = (*staked, house)
+    exact_of = _Exact(math.lcm(*{w.result.denominator for w in wagers}))
+    # A hand has a handful of distinct results; for each: does the house pay, the
+    # claim's factors (the multiple, positive) and the multiple in 1/scale units.
+    terms: dict[tuple[int, int], tuple[bool, tuple[Fraction], int]] = {}
     claims: list[ClaimLine] = []
-    theoretical = dict.fromkeys(order, 0)
+    theoretical = dict.fromkeys(staked, 0)
     owed: dict[PaymentKey, int] = {}
     for w in wagers:
-        result = w.result if isinstance(w.result, Fraction) else Fraction(w.result)
-        amount = w.amount * abs(result.numerator) * (scale // result.denominator)
-        if result.numerator >= 0:
-            payer, payee, multiple = house, w.participant, result
+        result = w.result.as_integer_ratio()
+        term = terms.get(result)
+        if term is None:
+            num, den = result
+            multiple = abs(num)
+            term = (num >= 0, (Fraction(multiple, den),), multiple * exact_of.scale // den)
+            terms[result] = term
+        house_pays, factors, per_unit = term
+        player, amount = w.participant, w.amount * per_unit
+        if house_pays:
+            payer, payee = house, player
+            theoretical[player] += amount
         else:
-            payer, payee, multiple = w.participant, house, -result
-        claims.append(
-            ClaimLine(payer, payee, w.spot, w.amount, (multiple,), Fraction(amount, scale))
-        )
-        theoretical[payer] -= amount
-        theoretical[payee] += amount
+            payer, payee = player, house
+            theoretical[player] -= amount
+        claims.append(ClaimLine(payer, payee, w.spot, w.amount, factors, exact_of[amount]))
         key = (payer, payee, w.spot)
         owed[key] = owed.get(key, 0) + amount
-    steps: list[Step] = [
-        TheoreticalStep(
-            RULE_THEORETICAL,
-            SOURCE_AGAINST_HOUSE,
-            tuple(claims),
-            tuple((p, Fraction(v, scale)) for p, v in theoretical.items()),
-        )
-    ]
-    rounding, nets, spot_totals = _round(owed, scale, 1, order)
-    steps.append(rounding)
+    theoretical[house] = -sum(theoretical.values())
+    theoretical_step = TheoreticalStep(
+        RULE_THEORETICAL,
+        SOURCE_AGAINST_HOUSE,
+        tuple(claims),
+        tuple([(p, exact_of[v]) for p, v in theoretical.items()]),
+    )
+    rounding, nets, spot_totals = _round(owed, exact_of, 1, order)
     return _result(
-        steps=steps,
-        nets=nets,
+        [theoretical_step, rounding],
+        nets,
+        spot_totals,
         rake=rake,
         order=order,
         hand_id=hand_id,
-        spot_totals=spot_totals,
-        staked=_stakes(wagers, players),
+        staked=staked,
     )
