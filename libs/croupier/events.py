@@ -240,12 +240,13 @@ class StreamWriter:
         return out
 
 
-def verify_chain(events: Sequence[Event]) -> None:
+def verify_chain(events: Sequence[Event]) -> list[dict[str, Any]]:
     """Check one stream's events: one stream id, seq 0.. without gaps, each hash right
     and linked to its predecessor, payloads canonical. Raises :class:`ChainError`
-    naming the first bad event."""
+    naming the first bad event. Returns the parsed payloads (parsed once, here)."""
     prev = GENESIS
     stream = events[0].stream if events else ""
+    payloads: list[dict[str, Any]] = []
     for i, e in enumerate(events):
         if e.stream != stream:
             raise ChainError(
@@ -257,7 +258,12 @@ def verify_chain(events: Sequence[Event]) -> None:
             raise ChainError(
                 f"{e.stream}#{e.seq}: previous hash does not match", stream=e.stream, seq=e.seq
             )
-        if not canonical.is_canonical(e.payload_bytes):
+        try:
+            payload = canonical.loads(e.payload_bytes)
+            canonical_ = canonical.dumps(payload, check=False) == e.payload_bytes
+        except (InvalidInput, ValueError):
+            canonical_ = False
+        if not canonical_ or not isinstance(payload, dict):
             raise ChainError(
                 f"{e.stream}#{e.seq}: payload is not canonical JSON", stream=e.stream, seq=e.seq
             )
@@ -265,7 +271,9 @@ def verify_chain(events: Sequence[Event]) -> None:
             raise ChainError(
                 f"{e.stream}#{e.seq}: hash does not match content", stream=e.stream, seq=e.seq
             )
+        payloads.append(payload)
         prev = e.hash
+    return payloads
 
 
 class SealVerifier:

@@ -69,7 +69,7 @@ def postings_for(deltas: Mapping[str, int], rake: int, variant: str) -> tuple[tu
 def settle_state(engine: Engine[Any], state: HandState) -> HandSettlement:
     result = engine.settle(state)
     record = result.to_json_dict()
-    body = canonical.dumps(record)
+    body = canonical.dumps(record, check=False)  # built by the kernel: ints and strings
     deltas = dict(result.deltas)
     rake = int(result.total_rake)
     postings = postings_for(deltas, rake, engine.variant)

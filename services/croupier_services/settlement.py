@@ -47,7 +47,7 @@ class SettlementWorker:
         eng = engine_for(variant)
         state = eng.replay(first.stream, [(e.type, e.payload) for e in m.events])
         eng.close_check(state)
-        if canonical.dumps(eng.outcome(state)) != last.payload_bytes:
+        if canonical.dumps(eng.outcome(state), check=False) != last.payload_bytes:
             raise RuleViolation("outcome differs from the replay", reason="outcome_mismatch")
         hs = settle_state(eng, state)
         ev = make_event(
