@@ -277,17 +277,24 @@ def verify_chain(events: Sequence[Event]) -> list[dict[str, Any]]:
 
 
 class SealVerifier:
-    """Verifies seals once each (a seal may cover many streams) and checks coverage."""
+    """Verifies seals once each (a seal may cover many streams) and checks coverage.
+    Remembers at most :attr:`CACHE` verified seals, so a long-running consumer's memory
+    stays bounded."""
+
+    CACHE = 100_000
 
     def __init__(self, registry: KeyRegistry) -> None:
         self.registry = registry
-        self._ok: set[bytes] = set()
+        self._ok: dict[bytes, None] = {}  # insertion-ordered: the oldest are dropped first
 
     def verify(self, s: Seal) -> None:
         if s.signature in self._ok:
             return
         s.verify(self.registry)
-        self._ok.add(s.signature)
+        self._ok[s.signature] = None
+        if len(self._ok) > self.CACHE:
+            for old in list(self._ok)[: self.CACHE // 2]:
+                del self._ok[old]
 
     def check_coverage(self, events: Sequence[Event], seals: Iterable[Seal]) -> None:
         """Every event of the (already chain-verified) stream must be covered by a valid
