@@ -8,7 +8,6 @@ JetStream as one message (all its events and seals) with ``Nats-Msg-Id = hand:<i
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections import deque
@@ -64,7 +63,6 @@ class DealerCore:
         self.bus = bus
         self.lock = asyncio.Lock()
         self.feeds: dict[str, TableFeed] = {}
-        self.variant_of: dict[str, str] = {}
 
     async def recover(self, republish_window_ms: int = 86_400_000) -> tuple[int, int]:
         """After a restart: rebuild every table whose current shoe is not revealed (its
@@ -384,7 +382,3 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                 shoe_id=shoe.shoe_id if shoe else "",
                 server_seed=shoe.server_seed if shoe and shoe.revealed else b"",
             )
-
-
-def args_json(d: dict[str, Any]) -> str:
-    return json.dumps(d, sort_keys=True)

@@ -20,10 +20,3 @@ def _new(producer: str, directory: Path) -> Signer:
     s = Signer.generate(producer)
     save_signer(s, directory)
     return s
-
-
-def signer(directory: Path, producer: str) -> Signer:
-    path = directory / f"{producer}.key"
-    if not path.exists():
-        return _new(producer, directory)
-    return load_signer(path)
