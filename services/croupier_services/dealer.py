@@ -24,6 +24,7 @@ from croupier.dealing import Batch, Dealer, Hand, restore_table
 from croupier.errors import InvalidInput, NotFound
 from croupier.events import Event
 from croupier.games import base as g
+from croupier.games.registry import engine as engine_for
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
 from croupier.store import EventStore, StreamInfo
 from croupier_services import metrics
@@ -78,30 +79,9 @@ class DealerCore:
                 if cur is None or r.opened_at_ms >= cur.opened_at_ms:
                     latest[r.table_id] = r
             after = rows[-1].stream_id
-        for table_id, info in latest.items():
-            shoe_events = self.store.read_stream(info.stream_id)
-            if any(e.type == g.SHOE_REVEALED for e in shoe_events):
-                continue
-            hand_rows = self._all(kind="hand", table_id=table_id)
-            own = [h.stream_id for h in hand_rows if h.shoe_id == info.stream_id]
-            events = self.store.read_streams(own)
-            seals = self.store.seals_for_streams(own)
-            hands = sorted(
-                ((events[h], seals.get(h, [])) for h in own if events.get(h)),
-                key=lambda x: int(x[0][0].payload["hand_no"]),
-            )
-            hand_count = max(
-                (
-                    int(ev[0].payload["hand_no"])
-                    for ev in self.store.read_streams([h.stream_id for h in hand_rows]).values()
-                    if ev
-                ),
-                default=0,
-            )
-            restore_table(
-                self.dealer, shoe_events, self.store.get_secret(info.stream_id), hands, hand_count
-            )
-            tables += 1
+        for info in latest.values():
+            if self._restore(info):
+                tables += 1
         since = self.dealer.clock_ms() - republish_window_ms
         pending = []
         recent = self._all(kind="hand", since_ms=since)
@@ -126,6 +106,36 @@ class DealerCore:
         if tables or pending:
             log.info("recovered %d tables, republished %d hands", tables, len(pending))
         return tables, len(pending)
+
+    def _restore(self, shoe: StreamInfo) -> bool:
+        """Rebuild one table from its latest shoe, unless that shoe is revealed."""
+        shoe_events = self.store.read_stream(shoe.stream_id)
+        if any(e.type == g.SHOE_REVEALED for e in shoe_events):
+            return False
+        hand_rows = self._all(kind="hand", table_id=shoe.table_id)
+        own = [h.stream_id for h in hand_rows if h.shoe_id == shoe.stream_id]
+        events = self.store.read_streams(own)
+        seals = self.store.seals_for_streams(own)
+        hands = sorted(
+            ((events[h], seals.get(h, [])) for h in own if events.get(h)),
+            key=lambda x: int(x[0][0].payload["hand_no"]),
+        )
+        # hand ids are "<table>_h<n>": the table's hand count without reading every hand
+        hand_count = max((int(h.stream_id.rsplit("_h", 1)[1]) for h in hand_rows), default=0)
+        restore_table(
+            self.dealer, shoe_events, self.store.get_secret(shoe.stream_id), hands, hand_count
+        )
+        return True
+
+    def resync(self, table_id: str) -> None:
+        """Forget a table's in-memory state and rebuild it from the store: after a failed
+        commit the dealer's memory is ahead of the log and must not be built upon."""
+        t = self.dealer.tables.pop(table_id, None)
+        if t is not None and t.hand is not None:
+            self.dealer.hands.pop(t.hand.hand_id, None)
+        shoes = self._all(kind="shoe", table_id=table_id)
+        if shoes:
+            self._restore(max(shoes, key=lambda r: (r.opened_at_ms, r.stream_id)))
 
     def _all(self, **filters: Any) -> list[StreamInfo]:
         out: list[StreamInfo] = []
@@ -153,8 +163,15 @@ class DealerCore:
             )
 
     async def commit(self, table_id: str, b: Batch) -> None:
-        """Store the batch, feed the table's watchers, publish closed hands."""
-        self.persist(b)
+        """Store the batch, feed the table's watchers, publish closed hands. If the store
+        refuses the batch, the table is rebuilt from what the store holds and the error
+        goes back to the caller (nothing of the batch took effect)."""
+        try:
+            self.persist(b)
+        except Exception:
+            log.exception("commit failed at table %s; rebuilding it from the log", table_id)
+            self.resync(table_id)
+            raise
         feed = self.feeds.setdefault(table_id, TableFeed())
         for e in redact_public(b.events):
             feed.push(e)
@@ -203,14 +220,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         async with self.core.lock:
             b = self.dealer.open_table(request.table_id, request.variant, request.client_seed)
             t = self.dealer.table(request.table_id)
-            try:
-                await self.core.commit(t.table_id, b)
-            except Exception:
-                del self.dealer.tables[t.table_id]
-                raise
-            from croupier.games.registry import engine
-
-            cfg = engine(t.variant).config
+            await self.core.commit(t.table_id, b)  # on failure the table is forgotten again
+            cfg = engine_for(t.variant).config
             shoe = t.shoe
             return gateway_pb2.OpenTableResponse(
                 table_id=t.table_id,

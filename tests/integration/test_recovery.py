@@ -125,3 +125,38 @@ def test_signers_are_stable_across_restarts(tmp_path: Path) -> None:
     b = load_signers(store, str(tmp_path / "keys"))
     assert {k: s.key_id for k, s in a.items()} == {k: s.key_id for k, s in b.items()}
     assert isinstance(a["dealer"], Signer)
+
+
+async def test_a_failed_commit_rebuilds_the_table_from_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = open_store(f"sqlite:///{tmp_path / 'f.sqlite'}")
+    core = core_for(store, tmp_path / "keys", [bytes(range(32))])
+    await core.commit("t4", core.dealer.open_table("t4", "baccarat"))
+    hid, b = core.dealer.open_hand("t4", SEATS)
+    await core.commit("t4", b)
+    before = store.count_events()
+
+    real = store.transaction
+
+    def broken() -> object:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(store, "transaction", broken)
+    bets = core.dealer.place_bets(hid, [{"seat": 1, "spot": "banker", "amount": 1000}])
+    with pytest.raises(OSError):
+        await core.commit("t4", bets)
+    monkeypatch.setattr(store, "transaction", real)
+    assert store.count_events() == before
+    # the dealer forgot the unstored bet: the hand continues from what the log holds
+    h = core.dealer.hand(hid)
+    assert [e.type for e in h.events] == [g.HAND_OPENED]
+    await core.commit(
+        "t4", core.dealer.place_bets(hid, [{"seat": 2, "spot": "tie", "amount": 1000}])
+    )
+    await core.commit("t4", core.dealer.close_betting(hid))
+    events = store.read_stream(hid)
+    verify_chain(events)
+    assert [e.payload for e in events if e.type == g.BET_PLACED] == [
+        {"amount": 1000, "seat": 2, "spot": "tie"}
+    ]
