@@ -2,7 +2,9 @@
 would, wait for settlement, audit everything and print a summary.
 
 Simulated players pick a few spots per hand at random (from a seeded ``random.Random``,
-so a run is repeatable apart from the dealer's server seeds) and stake whole points.
+so a run is repeatable apart from the dealer's server seeds) and stake whole points; in
+games with player decisions they then act (:func:`croupier_services.bots.next_move`)
+until the hand closes.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from croupier.pb.croupier.v1 import (
     settlement_pb2,
     settlement_pb2_grpc,
 )
-from croupier_services.bots import bets_for, theoretical_rtp
+from croupier_services.bots import bets_for, next_move, theoretical_rtp
 from croupier_services.runtime import Node
 
 STACK = 10_000_000  # minor units each player carries into a hand
@@ -88,7 +90,7 @@ async def play_table(
     )
     seats = [
         gateway_pb2.SeatEntry(seat=i + 1, player_id=f"{table}_p{i + 1}", stack_minor=STACK)
-        for i in range(players)
+        for i in range(min(players, engine_for(variant).max_seats or players))
     ]
     for _ in range(hands):
         h = await gw.OpenHand(gateway_pb2.OpenHandRequest(table_id=table, seats=seats))
@@ -102,7 +104,24 @@ async def play_table(
             )
             for _, sp, a in bets:
                 staked[sp] += a
-        await gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=h.hand_id))
+        view = (await gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=h.hand_id))).view
+        # families with player decisions (blackjack): the bots decide until the hand closes
+        while view.phase != "closed":
+            events = [(e.type, json.loads(e.payload_json)) for e in view.events]
+            move = next_move(variant, events, rng)
+            if move is None:
+                break
+            act = await gw.Act(
+                gateway_pb2.ActRequest(
+                    hand_id=h.hand_id,
+                    seat=move.seat,
+                    action=move.action,
+                    args_json=json.dumps(move.args),
+                )
+            )
+            if move.stake:
+                staked[move.spot] += move.stake
+            view = act.view
         progress.step()
     await gw.CloseTable(gateway_pb2.CloseTableRequest(table_id=table))
 

@@ -287,6 +287,14 @@ class Engine(ABC, Generic[S]):
         winner). Families with comparable hands override this."""
         raise InvalidInput(f"{self.variant} has no '{action}' for bare hands")
 
+    @property
+    def max_seats(self) -> int | None:
+        """Most seats a hand may have (None: no limit of the family's own)."""
+        seats = self.config.raw.get("seats")
+        if isinstance(seats, Mapping) and "max" in seats:
+            return int(seats["max"])
+        return None
+
     def theoretical_rtp(self) -> dict[str, Fraction]:
         """Exact return to player per unit staked on each spot, where the family has a
         closed-form or enumerable game (empty otherwise)."""

@@ -32,7 +32,8 @@ def seeds_dir() -> Path:
 
 def _load_families() -> None:
     # Import engine modules so they register themselves.
-    import croupier.games.baccarat.engine  # noqa: F401
+    import croupier.games.baccarat.engine
+    import croupier.games.blackjack.engine  # noqa: F401
 
 
 @cache

@@ -1,0 +1,273 @@
+"""Blackjack through the dealer core (croupier.dealing.Dealer): whole hands dealt from
+committed shuffles, played by the basic-strategy advisor, closed, settled
+(croupier.settlement.settle_state) and audited (croupier.audit.audit_hand) as the
+cluster does it; refused actions write nothing; 幸运21点's shoe and its cut card; what
+the public sees of the dealer's face-down card."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from croupier.audit import StoredSettlement, StreamLog, Verdict, audit_hand
+from croupier.dealing import Batch, Dealer, Hand
+from croupier.errors import ActionRejected, NotFound
+from croupier.events import GENESIS, Event, Seal, heads_of, make_event, seal, verify_chain
+from croupier.games import base as g
+from croupier.games.blackjack.engine import BlackjackEngine
+from croupier.games.registry import engine
+from croupier.settlement import HandSettlement, settle_state
+from croupier.signing import KeyRegistry, Signer
+from croupier_services.dealer import redact_public
+from croupier_services.views import HIDDEN, redact
+
+DEALER = Signer.from_seed("dealer", "dealer-k1", bytes([1]) * 32)
+GATEWAY = Signer.from_seed("gateway", "gateway-k1", bytes([2]) * 32)
+RULES = Signer.from_seed("rules", "rules-k1", bytes([3]) * 32)
+SETTLEMENT = Signer.from_seed("settlement", "settlement-k1", bytes([4]) * 32)
+SIGNERS = {s.producer: s for s in (DEALER, GATEWAY, RULES, SETTLEMENT)}
+REGISTRY = KeyRegistry(s.public_entry() for s in SIGNERS.values())
+SEATS = [{"seat": n, "player": f"p{n}", "stack": 10**7} for n in (1, 2, 3)]
+T0 = 1_700_000_000_000
+
+
+def eng(variant: str) -> BlackjackEngine:
+    e = engine(variant)
+    assert isinstance(e, BlackjackEngine)
+    return e
+
+
+@dataclass
+class Run:
+    """A dealer with a counting clock and numbered seeds, keeping every batch."""
+
+    variant: str
+    seed_base: int = 1
+    batches: list[Batch] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        clock = itertools.count(T0)
+        seeds: Iterator[bytes] = (
+            hashlib.sha256(f"bj seed {n}".encode()).digest()
+            for n in itertools.count(self.seed_base)
+        )
+        self.d = Dealer(
+            DEALER, GATEWAY, clock_ms=lambda: next(clock), seed_source=lambda: next(seeds)
+        )
+        self.keep(self.d.open_table("t1", self.variant))
+
+    def keep(self, b: Batch) -> Batch:
+        self.batches.append(b)
+        return b
+
+    def open(self, bets: Sequence[int] = (1000, 2000, 500)) -> Hand:
+        hid, b = self.d.open_hand("t1", SEATS)
+        self.keep(b)
+        self.keep(
+            self.d.place_bets(
+                hid,
+                [
+                    {"seat": s, "spot": "main", "amount": a}
+                    for s, a in zip((1, 2, 3), bets, strict=False)
+                ],
+            )
+        )
+        hand = self.d.hand(hid)
+        self.keep(self.d.close_betting(hid))
+        return hand
+
+    def play_out(self, hand: Hand) -> None:
+        e = eng(self.variant)
+        while not hand.state.closed:
+            turn = e.to_act(hand.state)
+            assert turn is not None, hand.state.phase
+            action = e.advise(hand.state, turn)
+            self.keep(self.d.act(hand.hand_id, turn.seat, action.value, {}))
+
+    def stream(self, stream: str) -> StreamLog:
+        events = tuple(e for b in self.batches for e in b.events if e.stream == stream)
+        seals = tuple(
+            s for b in self.batches for s in b.seals if any(x.stream == stream for x in s.entries)
+        )
+        return StreamLog(events, seals)
+
+
+def append_signed(log: StreamLog, type_: str, signer: Signer, payload: Any, at: int) -> StreamLog:
+    last = log.events[-1]
+    ev = make_event(
+        last.stream, last.seq + 1, type_, signer.producer, signer.key_id, last.hash, payload
+    )
+    return StreamLog((*log.events, ev), (*log.seals, seal(signer, [ev], at)))
+
+
+def finish(e: BlackjackEngine, hand_id: str, dealt: StreamLog) -> tuple[StreamLog, HandSettlement]:
+    """The rule service's outcome and the settlement service's settled event."""
+    state = e.replay(hand_id, [(x.type, x.payload) for x in dealt.events])
+    with_outcome = append_signed(dealt, g.HAND_OUTCOME, RULES, e.outcome(state), T0 + 10**6)
+    hs = settle_state(e, state)
+    return append_signed(
+        with_outcome, g.HAND_SETTLED, SETTLEMENT, hs.settled_payload(), T0 + 10**6 + 1
+    ), hs
+
+
+def rechain(stream: str, specs: Sequence[tuple[str, str, Any]]) -> StreamLog:
+    events: list[Event] = []
+    seals: list[Seal] = []
+    prev = GENESIS
+    for i, (type_, producer, payload) in enumerate(specs):
+        s = SIGNERS[producer]
+        ev = make_event(stream, i, type_, s.producer, s.key_id, prev, payload)
+        prev = ev.hash
+        events.append(ev)
+        seals.append(seal(s, heads_of([ev]), T0 + i))
+    return StreamLog(tuple(events), tuple(seals))
+
+
+@pytest.mark.parametrize("variant", ["blackjack.multi", "blackjack.lucky"])
+def test_hands_through_the_dealer_validate_close_settle_and_audit(variant: str) -> None:
+    e = eng(variant)
+    run = Run(variant)
+    hands = []
+    for _ in range(6):
+        hand = run.open()
+        run.play_out(hand)
+        hands.append(hand)
+    run.keep(run.d.close_table("t1"))
+    for hand in hands:
+        log = run.stream(hand.hand_id)
+        verify_chain(log.events)
+        types = [x.type for x in log.events]
+        assert types[:5] == [
+            g.HAND_OPENED,
+            g.BET_PLACED,
+            g.BET_PLACED,
+            g.BET_PLACED,
+            g.BETTING_CLOSED,
+        ]
+        assert types[-1] == g.HAND_CLOSED and hand.state.closed
+        if e.rules.dealer_hole_card:
+            down = [
+                (x.seq, c["card"])
+                for x in log.events
+                if x.type == g.CARD_DEALT
+                for c in x.payload["cards"]
+                if not c["up"]
+            ]
+            shown = [(x.seq, x.payload) for x in log.events if x.type == g.CARDS_REVEALED]
+            assert len(down) == len(shown) == 1 and down[0][0] < shown[0][0]
+            assert shown[0][1] == {"to": "dealer", "cards": [down[0][1]]}
+        else:
+            assert g.CARDS_REVEALED not in types
+        full, hs = finish(e, hand.hand_id, log)
+        assert sum(n for _, n in hs.postings) == 0
+        shoe = run.stream(hand.shoe.shoe_id)
+        rep = audit_hand(
+            hand.hand_id, full, shoe, REGISTRY, StoredSettlement(hs.record_bytes, hs.postings)
+        )
+        assert rep.verdict is Verdict.PASS, rep.to_json_dict()
+        assert rep.checks[-1] == "fairness"
+    # a 幸运21点 shoe outlives its hands; 多人21点 shuffles per hand
+    assert len({h.shoe.shoe_id for h in hands}) == (6 if variant == "blackjack.multi" else 1)
+
+
+def test_the_audit_catches_a_hole_card_that_was_not_the_one_turned_up() -> None:
+    e = eng("blackjack.multi")
+    run = Run("blackjack.multi")
+    hand = run.open()
+    run.play_out(hand)
+    log = run.stream(hand.hand_id)
+    specs = [(x.type, x.producer, x.payload) for x in log.events]
+    k = next(i for i, s in enumerate(specs) if s[0] == g.CARD_DEALT and not s[2]["cards"][0]["up"])
+    hole = specs[k][2]["cards"][0]
+    other = {**hole, "card": hole["card"][0] + ("s" if hole["card"][1] != "s" else "h")}
+    specs[k] = (g.CARD_DEALT, "dealer", {"cards": [other]})
+    forged = rechain(hand.hand_id, specs)
+    shoe = run.stream(hand.shoe.shoe_id)
+    rep = audit_hand(hand.hand_id, forged, shoe, REGISTRY, None)
+    reveal = next(x.seq for x in forged.events if x.type == g.CARDS_REVEALED)
+    assert (rep.verdict, rep.reason, rep.seq) == (Verdict.FAIL, "bad_reveal", reveal)
+    assert e.family == "blackjack"
+
+
+def first_decision(variant: str) -> tuple[Run, Hand]:
+    """A hand waiting for a player's hit/stand decision, from the first seed giving one."""
+    e = eng(variant)
+    for base in range(1, 50):
+        run = Run(variant, seed_base=base)
+        hand = run.open()
+        turn = e.to_act(hand.state)
+        if turn is not None and hand.state.phase == "playing":
+            return run, hand
+    raise AssertionError("no seed gave a decision")
+
+
+@pytest.mark.parametrize("variant", ["blackjack.multi", "blackjack.lucky"])
+def test_a_refused_action_writes_nothing(variant: str) -> None:
+    e = eng(variant)
+    run, hand = first_decision(variant)
+    turn = e.to_act(hand.state)
+    assert turn is not None
+    before_events, before_state = len(hand.events), copy.deepcopy(hand.state)
+    other = next(s for s in (1, 2, 3) if s != turn.seat)
+    ace = hand.state.dealer[0][0] == "A"
+    for seat, action, reason in (
+        (other, "stand", "out_of_turn"),
+        (turn.seat, "insurance", "insurance_closed" if ace else "insurance_not_offered"),
+        (turn.seat, "fold", "unknown_action"),
+    ):
+        with pytest.raises(ActionRejected) as err:
+            run.d.act(hand.hand_id, seat, action, {})
+        assert err.value.reason == reason
+        assert len(hand.events) == before_events and not hand.writer.pending
+        assert hand.state == before_state
+    run.play_out(hand)
+    with pytest.raises(NotFound):  # the hand is finished: the dealer holds it no more
+        run.d.act(hand.hand_id, turn.seat, "hit", {})
+
+
+def test_lucky_opens_a_new_shoe_when_fewer_than_26_cards_remain() -> None:
+    run = Run("blackjack.lucky")
+    table = run.d.table("t1")
+    seen_new = 0
+    for _ in range(60):
+        shoe_before = table.shoe
+        assert shoe_before is not None
+        left = len(shoe_before.order) - shoe_before.pos
+        hand = run.open()
+        if left < 26:  # 幸运21点 游戏规则: reshuffle with fewer than half a deck (半副牌) left
+            assert hand.shoe is not shoe_before and shoe_before.revealed
+            seen_new += 1
+        else:
+            assert hand.shoe is shoe_before
+        run.play_out(hand)
+        assert hand.shoe.pos <= len(hand.shoe.order)
+    assert seen_new >= 3
+
+
+def test_the_public_never_sees_the_hole_card_before_it_is_turned_up() -> None:
+    run = Run("blackjack.multi")
+    hand = run.open()
+    run.play_out(hand)
+    events = list(run.stream(hand.hand_id).events)
+    k = next(i for i, x in enumerate(events) if x.type == g.CARDS_REVEALED)
+    hole_event = next(
+        x for x in events if x.type == g.CARD_DEALT and not x.payload["cards"][0]["up"]
+    )
+    hole = hole_event.payload["cards"][0]["card"]
+    before = redact(events[:k], None)
+    shown = [pb for pb in before if pb.hash == hole_event.hash]
+    assert len(shown) == 1 and HIDDEN in shown[0].payload_json and hole not in shown[0].payload_json
+    for seat in (1, 2, 3):  # no seat owns the dealer's card
+        mine = redact(events[:k], seat)
+        assert HIDDEN in next(pb for pb in mine if pb.hash == hole_event.hash).payload_json
+    after = redact(events, None)
+    assert hole in next(pb for pb in after if pb.hash == hole_event.hash).payload_json
+    # the live feed leaves out just the face-down card's event; the players' cards show
+    live = redact_public(events)
+    assert hole_event not in live and len(live) == len(events) - 1
