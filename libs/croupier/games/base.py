@@ -163,11 +163,16 @@ class Opened:
 
 
 def parse_opened(
-    payload: Mapping[str, Any], *, min_seats: int = 1, max_seats: int | None = None
+    payload: Mapping[str, Any],
+    *,
+    min_seats: int = 1,
+    max_seats: int | None = None,
+    many_seats_per_player: bool = False,
 ) -> Opened:
     """Validate the table, hand numbers and seats of ``hand.opened``: integers where
-    integers belong, seat numbers and players unique, stacks not negative, and the
-    variant's seat count. Raises :class:`RuleViolation` with a precise reason."""
+    integers belong, seat numbers unique, players unique (or, where one player may play
+    several seats, listed with one stack), stacks not negative, and the variant's seat
+    count. Raises :class:`RuleViolation` with a precise reason."""
     try:
         rows = [(s["seat"], s["player"], s["stack"]) for s in payload["seats"]]
         table = str(payload["table"])
@@ -179,7 +184,7 @@ def parse_opened(
     if max_seats is not None and len(rows) > max_seats:
         raise RuleViolation(f"at most {max_seats} seats", reason="too_many_seats")
     seats: dict[int, Seat] = {}
-    players: set[str] = set()
+    players: dict[str, int] = {}  # player -> stack
     for seat_no, player, stack in rows:
         if not all(isinstance(x, int) and not isinstance(x, bool) for x in (seat_no, stack)):
             raise RuleViolation("seat and stack must be integers", reason="malformed")
@@ -187,14 +192,18 @@ def parse_opened(
             raise RuleViolation("player must be a string", reason="malformed")
         if seat_no in seats:
             raise RuleViolation(f"seat {seat_no} given twice", reason="duplicate_seat")
-        if player in players or not player:
+        if not player or (player in players and not many_seats_per_player):
             raise RuleViolation(
                 f"player {player!r} seated twice or unnamed", reason="duplicate_player"
             )
         if stack < 0:
             raise RuleViolation(f"seat {seat_no} has a negative stack", reason="bad_stack")
+        if players.get(player, stack) != stack:
+            raise RuleViolation(
+                f"player {player!r} is listed with two different stacks", reason="bad_stack"
+            )
         seats[seat_no] = Seat(seat_no, player, stack)
-        players.add(player)
+        players[player] = stack
     return Opened(table, hand_no, shoe_hand_no, seats)
 
 

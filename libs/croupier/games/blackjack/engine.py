@@ -181,52 +181,22 @@ class BlackjackEngine(g.Engine[BlackjackState]):
 
     # -- lifecycle -------------------------------------------------------------------
     def open(self, hand_id: str, payload: Mapping[str, Any]) -> BlackjackState:
-        try:
-            rows = [(s["seat"], s["player"], s["stack"]) for s in payload["seats"]]
-            table, hand_no, shoe_hand_no = (
-                str(payload["table"]),
-                int(payload["hand_no"]),
-                int(payload["shoe_hand_no"]),
-            )
-        except (KeyError, TypeError, ValueError) as e:
-            raise RuleViolation(f"malformed hand.opened: {e}", reason="malformed") from e
-        if not rows:
-            raise RuleViolation("a hand needs at least one seat", reason="no_seats")
-        if len(rows) > self.table.max_seats:
+        rows = payload.get("seats")
+        if isinstance(rows, list) and len(rows) > self.table.max_seats:
             raise RuleViolation(
                 f"{self.variant} seats at most {self.table.max_seats}", reason="too_many_seats"
             )
-        seats: dict[int, g.Seat] = {}
-        own: dict[str, int] = {}
-        for seat_no, player, stack in rows:
-            if not all(isinstance(x, int) and not isinstance(x, bool) for x in (seat_no, stack)):
-                raise RuleViolation("seat and stack must be integers", reason="malformed")
-            if not isinstance(player, str) or not player:
-                raise RuleViolation("player must be a non-empty string", reason="malformed")
-            if seat_no in seats:
-                raise RuleViolation(f"seat {seat_no} given twice", reason="duplicate_seat")
-            if stack < 0:
-                raise RuleViolation(f"seat {seat_no} has a negative stack", reason="bad_stack")
-            if player in own:
-                if not self.table.many_seats:
-                    raise RuleViolation(
-                        f"player {player!r} seated twice", reason="duplicate_player"
-                    )
-                if seats[own[player]].stack != stack:
-                    raise RuleViolation(
-                        f"player {player!r} is listed with two different stacks",
-                        reason="bad_stack",
-                    )
-            else:
-                own[player] = seat_no
-            seats[seat_no] = g.Seat(seat_no, player, stack)
+        o = g.parse_opened(payload, many_seats_per_player=self.table.many_seats)
+        own: dict[str, int] = {}  # each player's own (first listed) seat
+        for seat in o.seats.values():
+            own.setdefault(seat.player, seat.seat)
         return BlackjackState(
             variant=self.variant,
-            table=table,
+            table=o.table,
             hand_id=hand_id,
-            hand_no=hand_no,
-            shoe_hand_no=shoe_hand_no,
-            seats=seats,
+            hand_no=o.hand_no,
+            shoe_hand_no=o.shoe_hand_no,
+            seats=o.seats,
             own_seat=own,
         )
 
