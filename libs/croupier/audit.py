@@ -25,7 +25,6 @@ from functools import lru_cache
 from typing import Any
 
 from croupier import canonical, fair
-from croupier.cards import DeckSpec
 from croupier.errors import CroupierError, IntegrityError, RuleViolation
 from croupier.events import Event, Seal, SealVerifier, verify_chain
 from croupier.games import base as g
@@ -210,14 +209,7 @@ def audit_hand(
     if revealed is None:
         rep.verdict = Verdict.PENDING_REVEAL
         return rep
-    d = sp["deck"]
-    c = fair.Commitment(
-        str(sp["algorithm"]),
-        bytes.fromhex(sp["commitment"]),
-        str(sp["client_seed"]),
-        int(sp["nonce"]),
-        DeckSpec(str(d["base"]), int(d["copies"])),
-    )
+    c = fair.Commitment.from_shoe_opened(sp)
     seed = bytes.fromhex(revealed.payload["server_seed"])
     if c.algorithm != fair.ALGORITHM:
         return rep.fail(

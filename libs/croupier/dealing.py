@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from croupier import fair
-from croupier.cards import DeckSpec
 from croupier.errors import (
     ActionRejected,
     AlreadyExists,
@@ -386,14 +385,7 @@ def restore_table(
     if any(e.type == g.SHOE_REVEALED for e in shoe_events):
         raise InvalidInput(f"shoe {shoe_events[0].stream} is already revealed")
     sp = shoe_events[0].payload
-    d = sp["deck"]
-    c = fair.Commitment(
-        str(sp["algorithm"]),
-        bytes.fromhex(sp["commitment"]),
-        str(sp["client_seed"]),
-        int(sp["nonce"]),
-        DeckSpec(str(d["base"]), int(d["copies"])),
-    )
+    c = fair.Commitment.from_shoe_opened(sp)
     if fair.commitment(server_seed) != c.commitment:
         raise FairnessError(f"kept seed of {shoe_events[0].stream} does not match its commitment")
     table_id, variant = str(sp["table"]), str(sp["variant"])

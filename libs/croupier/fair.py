@@ -24,8 +24,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from croupier.cards import DeckSpec
 from croupier.errors import FairnessError, InvalidInput
@@ -107,6 +108,21 @@ class Commitment:
     client_seed: str
     nonce: int
     deck: DeckSpec
+
+    @classmethod
+    def from_shoe_opened(cls, payload: Mapping[str, Any]) -> Commitment:
+        """The commitment a ``shoe.opened`` event's payload publishes."""
+        try:
+            d = payload["deck"]
+            return cls(
+                str(payload["algorithm"]),
+                bytes.fromhex(str(payload["commitment"])),
+                str(payload["client_seed"]),
+                int(payload["nonce"]),
+                DeckSpec(str(d["base"]), int(d["copies"])),
+            )
+        except (KeyError, TypeError, ValueError) as e:
+            raise InvalidInput(f"malformed shoe.opened: {e}") from e
 
 
 def verify_reveal(c: Commitment, server_seed: bytes, dealt: Iterable[tuple[int, str]]) -> None:

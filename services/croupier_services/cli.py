@@ -157,13 +157,7 @@ def cmd_fair(a: argparse.Namespace) -> int:
         if rev is None:
             print(f"shoe {a.shoe} is not revealed yet")
             return 1
-        c = fair.Commitment(
-            sp["algorithm"],
-            bytes.fromhex(sp["commitment"]),
-            sp["client_seed"],
-            int(sp["nonce"]),
-            DeckSpec(sp["deck"]["base"], sp["deck"]["copies"]),
-        )
+        c = fair.Commitment.from_shoe_opened(sp)
         dealt = []
         for info in st.list_streams(kind="hand", table_id=sp["table"], limit=100_000):
             if info.shoe_id != a.shoe:
