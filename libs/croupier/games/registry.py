@@ -6,8 +6,10 @@ Configs live in ``seeds/variants/<variant>.json`` (the directory is found throug
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
+import pkgutil
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -30,10 +32,15 @@ def seeds_dir() -> Path:
     return Path(__file__).resolve().parents[3] / "seeds"
 
 
+@cache
 def _load_families() -> None:
-    # Import engine modules so they register themselves.
-    import croupier.games.baccarat.engine
-    import croupier.games.blackjack.engine  # noqa: F401
+    """Import every family's ``croupier.games.<family>.engine`` module so that it
+    registers itself (a family is a sub-package of :mod:`croupier.games`)."""
+    import croupier.games as pkg
+
+    for m in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        if m.ispkg:
+            importlib.import_module(f"croupier.games.{m.name}.engine")
 
 
 @cache

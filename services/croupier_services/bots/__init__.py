@@ -1,0 +1,127 @@
+"""Simulated players for the demo and the benchmarks: what each family's bots bet, what
+they do when the rules wait for a decision, and the theoretical RTP per spot the demo
+compares against.
+
+Each family has a module here (``bots/<family>.py``) defining a :class:`Bot` subclass
+decorated with :func:`register`; modules are discovered by name, so adding a family
+touches no other file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cache
+from typing import Any
+
+from croupier.games.base import Engine
+from croupier.games.registry import engine as engine_for
+
+Events = Sequence[tuple[str, Mapping[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Move:
+    """One decision a bot sends with ``Act``: ``stake`` is what it adds on ``spot``
+    (used by the demo's tally of stakes per spot; the engine itself derives stakes from
+    the action)."""
+
+    seat: int
+    action: str
+    args: dict[str, Any] = field(default_factory=dict)
+    spot: str = ""
+    stake: int = 0
+
+
+class Bot:
+    """A family's simulated players. ``bets`` are placed with ``PlaceBets`` before
+    betting closes; ``move`` is asked after every response until it returns None or
+    the hand closes. ``events`` are the hand's events as a player sees them (face-down
+    cards redacted to ``"??"``)."""
+
+    family: str = ""
+
+    def bets(
+        self, eng: Engine[Any], rng: random.Random, seats: list[int], shoe_hand_no: int, stack: int
+    ) -> list[tuple[int, str, int]]:
+        return []
+
+    def move(self, eng: Engine[Any], events: Events, rng: random.Random) -> Move | None:
+        return None
+
+
+_BOTS: dict[str, Bot] = {}
+
+
+def register(cls: type[Bot]) -> type[Bot]:
+    _BOTS[cls.family] = cls()
+    return cls
+
+
+@cache
+def _load() -> None:
+    for m in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        importlib.import_module(f"{__name__}.{m.name}")
+
+
+def bot_for(variant: str) -> tuple[Engine[Any], Bot]:
+    _load()
+    eng = engine_for(variant)
+    return eng, _BOTS.get(eng.family, Bot())
+
+
+def bets_for(
+    variant: str, rng: random.Random, seats: list[int], shoe_hand_no: int, stack: int
+) -> list[tuple[int, str, int]]:
+    eng, bot = bot_for(variant)
+    return bot.bets(eng, rng, seats, shoe_hand_no, stack)
+
+
+def next_move(variant: str, events: Events, rng: random.Random) -> Move | None:
+    """The decision a bot makes on a hand's events as a player sees them, or None when
+    nobody has to decide (no player decisions, the dealer is dealing, the hand is over)."""
+    eng, bot = bot_for(variant)
+    return bot.move(eng, events, rng)
+
+
+def replay_view(eng: Engine[Any], events: Events) -> Any | None:
+    """The state a player's view of ``events`` leads to, applied without verification
+    (face-down cards are ``"??"``), or None when the hand is over."""
+    from croupier.games import base as g
+
+    if not events or events[0][0] != g.HAND_OPENED:
+        return None
+    st = eng.open("view", events[0][1])
+    for type_, payload in events[1:]:
+        if type_ in (g.HAND_CLOSED, g.HAND_OUTCOME, g.HAND_SETTLED):
+            return None
+        eng.apply(st, type_, payload)
+    return st
+
+
+def stake_between(rng: random.Random, lo: int, hi: int, step: int, cap: int = 100_000) -> int:
+    """A random stake in whole ``step`` s between ``lo`` and ``min(hi, cap)``."""
+    a, b = -(-lo // step), min(hi, cap) // step
+    return rng.randint(a, max(a, b)) * step
+
+
+@cache
+def theoretical_rtp(variant: str) -> dict[str, Fraction]:
+    return engine_for(variant).theoretical_rtp()
+
+
+__all__ = [
+    "Bot",
+    "Move",
+    "bets_for",
+    "bot_for",
+    "next_move",
+    "register",
+    "replay_view",
+    "stake_between",
+    "theoretical_rtp",
+]
