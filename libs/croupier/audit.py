@@ -138,6 +138,7 @@ def audit_hand(
         state = eng.open(hand_id, opened)
         dealt: list[tuple[int, str]] = []
         dealt_at: dict[int, int] = {}
+        rolled: dict[int, tuple[list[int], list[int], int]] = {}  # roll -> (faces, dice, seq)
         outcome_ev: Event | None = None
         settled_ev: Event | None = None
         for ev, p in zip(hev[1:], hp[1:], strict=True):
@@ -155,6 +156,11 @@ def audit_hand(
                 for c in p["cards"]:
                     dealt.append((int(c["pos"]), str(c["card"])))
                     dealt_at[int(c["pos"])] = ev.seq
+            elif ev.type == g.DICE_ROLLED:
+                n = int(p["roll"])
+                if n in rolled:
+                    return rep.fail("duplicate_roll", f"roll {n} appears twice", ev.stream, ev.seq)
+                rolled[n] = (list(p["faces"]), list(p["dice"]), ev.seq)
         if not state.closed:
             return rep.fail("not_closed", "hand was never closed", hand_id, hev[-1].seq)
         rep.checks.append("rules")
@@ -234,6 +240,15 @@ def audit_hand(
                 f"{order[pos] if 0 <= pos < len(order) else 'nothing'}, {card} was dealt",
                 hand_id,
                 dealt_at[pos],
+            )
+    for n, (faces, dice, seq) in sorted(rolled.items()):
+        want = fair.roll(faces, seed, c.client_seed, c.nonce, n)
+        if want != dice:
+            return rep.fail(
+                "unfair_deal",
+                f"roll {n}: the revealed seed rolls {want}, {dice} was rolled",
+                hand_id,
+                seq,
             )
     rep.checks.append("fairness")
     return rep

@@ -78,6 +78,14 @@ class Shoe:
     cut: int = 0  # position of the cut card (no new hand once pos >= cut)
     hands: int = 0
     revealed: bool = False
+    rolls: int = 0  # dice rolled from this shoe's seed so far
+
+    def roll(self, faces: Sequence[int]) -> tuple[int, list[int]]:
+        n = self.rolls
+        c = self.commitment
+        values = fair.roll(faces, self.server_seed, c.client_seed, c.nonce, n)
+        self.rolls += 1
+        return n, values
 
     def draw(self) -> tuple[int, str]:
         if self.pos >= len(self.order):
@@ -108,6 +116,7 @@ class Table:
     shoe_count: int = 0
     hand_count: int = 0
     hand: Hand | None = None
+    carry: dict[str, Any] = field(default_factory=dict)  # the last closed hand's carry
 
 
 class Dealer:
@@ -259,6 +268,7 @@ class Dealer:
             "hand_no": hand_no,
             "shoe_hand_no": 1 if new_shoe else (t.shoe.hands + 1 if t.shoe else 1),
             "seats": seat_rows,
+            "carry": copy.deepcopy(t.carry),
         }
         eng.open(hand_id, {**payload, "shoe": "", "commitment": ""})  # validate, no effects
         b = Batch()
@@ -324,6 +334,16 @@ class Dealer:
         b.extend(self._advance(hand))
         return b
 
+    def expire(self, hand_id: str) -> Batch:
+        """The player whose turn it is timed out (or left): play the rules' automatic
+        move for them (:meth:`Engine.auto_action`), marked ``args["auto"] = "timeout"``."""
+        hand = self.hand(hand_id)
+        auto = engine_for(hand.state.variant).auto_action(hand.state)
+        if auto is None:
+            raise ActionRejected(f"nobody is waiting to act in hand {hand_id}", reason="no_turn")
+        seat, action, args = auto
+        return self.act(hand_id, seat, action, {**args, "auto": "timeout"})
+
     def close_betting(self, hand_id: str) -> Batch:
         hand = self.hand(hand_id)
         self._append(hand, self.dealer, g.BETTING_CLOSED, {})
@@ -337,7 +357,13 @@ class Dealer:
             if req is None:
                 break
             if req.dice:
-                raise RuleViolation("dice games are not dealt by this dealer yet")
+                roll_no, values = hand.shoe.roll(req.die_faces())
+                self._append(
+                    hand,
+                    self.dealer,
+                    g.DICE_ROLLED,
+                    {"dice": values, "faces": list(req.die_faces()), "roll": roll_no},
+                )
             for target in req.reveal:
                 hidden = [
                     c["card"]
@@ -356,10 +382,17 @@ class Dealer:
             self._append(hand, self.dealer, g.CARD_DEALT, {"cards": cards})
         b = Batch()
         if eng.is_over(hand.state):
-            self._append(hand, self.dealer, g.HAND_CLOSED, {"positions_used": hand.shoe.pos})
+            carry = eng.carry(hand.state)
+            self._append(
+                hand,
+                self.dealer,
+                g.HAND_CLOSED,
+                {"positions_used": hand.shoe.pos, "carry": carry},
+            )
             b.extend(self._flush(hand, self.dealer))
             b.closed_hands.append(hand)
             t = self.tables[hand.table_id]
+            t.carry = copy.deepcopy(carry)
             t.hand = None
             del self.hands[hand.hand_id]
             if t.per_hand_shoe:
@@ -375,11 +408,13 @@ def restore_table(
     server_seed: bytes,
     hands: Sequence[tuple[Sequence[Event], Sequence[Seal]]],
     hand_count: int,
+    carry: Mapping[str, Any] | None = None,
 ) -> Table:
     """Rebuild a table of a restarted dealer from its log: the current (unrevealed)
     shoe's opening event and kept seed, and every hand dealt from that shoe. The shoe
     position continues after the last dealt card; an unfinished hand is replayed through
-    its engine and continues where it stopped."""
+    its engine and continues where it stopped. ``carry`` is the last closed hand's
+    :meth:`Engine.carry` (from its ``hand.closed``), inherited by the next hand."""
     if not shoe_events or shoe_events[0].type != g.SHOE_OPENED:
         raise InvalidInput("a shoe log starts with shoe.opened")
     if any(e.type == g.SHOE_REVEALED for e in shoe_events):
@@ -402,11 +437,14 @@ def restore_table(
         hands=len(hands),
     )
     t = Table(table_id, variant, c.client_seed, per_hand, shoe, shoe.shoe_no, hand_count)
+    t.carry = dict(carry or {})
     for events, seals in hands:
         for e in events:
             if e.type == g.CARD_DEALT:
                 for card in e.payload["cards"]:
                     shoe.pos = max(shoe.pos, int(card["pos"]) + 1)
+            elif e.type == g.DICE_ROLLED:
+                shoe.rolls = max(shoe.rolls, int(e.payload["roll"]) + 1)
         if not any(e.type == g.HAND_CLOSED for e in events):
             hid = events[0].stream
             state = eng.replay(hid, [(e.type, e.payload) for e in events])

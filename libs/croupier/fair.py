@@ -94,9 +94,24 @@ def shuffle(spec: DeckSpec, server_seed: bytes, client_seed: str, nonce: int) ->
     return deck
 
 
+def roll(
+    faces: Sequence[int], server_seed: bytes, client_seed: str, nonce: int, roll_no: int
+) -> list[int]:
+    """Roll ``len(faces)`` dice, die ``i`` showing ``1..faces[i]``: the ``roll_no``-th roll
+    of a shoe (counted from 0), from its own DRBG stream labelled
+    ``croupier-dice/v1#<roll_no>``, so each roll is re-derivable alone after the reveal.
+    Dice, a 1-9 wheel and a slot's reel stops are all rolls."""
+    if roll_no < 0:
+        raise InvalidInput("roll number must be >= 0")
+    if any(not 2 <= f <= 2**32 for f in faces):
+        raise InvalidInput(f"a die has 2..2^32 faces, got {list(faces)}")
+    rng = Drbg(server_seed, client_seed, nonce, b"croupier-dice/v1#" + str(roll_no).encode())
+    return [1 + rng.uniform(f) for f in faces]
+
+
 def roll_dice(count: int, server_seed: bytes, client_seed: str, nonce: int) -> list[int]:
-    rng = Drbg(server_seed, client_seed, nonce, b"croupier-dice/v1")
-    return [1 + rng.uniform(6) for _ in range(count)]
+    """``count`` six-sided dice: roll 0 of a shoe."""
+    return roll((6,) * count, server_seed, client_seed, nonce, 0)
 
 
 @dataclass(frozen=True, slots=True)

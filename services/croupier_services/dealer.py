@@ -123,9 +123,24 @@ class DealerCore:
         # hand ids are "<table>_h<n>": the table's hand count without reading every hand
         hand_count = max((int(h.stream_id.rsplit("_h", 1)[1]) for h in hand_rows), default=0)
         restore_table(
-            self.dealer, shoe_events, self.store.get_secret(shoe.stream_id), hands, hand_count
+            self.dealer,
+            shoe_events,
+            self.store.get_secret(shoe.stream_id),
+            hands,
+            hand_count,
+            self._last_carry(hand_rows),
         )
         return True
+
+    def _last_carry(self, hand_rows: list[StreamInfo]) -> dict[str, Any]:
+        """The carry of the table's last closed hand (what its next hand inherits)."""
+        latest = sorted(hand_rows, key=lambda h: int(h.stream_id.rsplit("_h", 1)[1]))[-2:]
+        events = self.store.read_streams([h.stream_id for h in latest])
+        for h in reversed(latest):
+            ev = events.get(h.stream_id, [])
+            if ev and ev[-1].type == g.HAND_CLOSED:
+                return dict(ev[-1].payload.get("carry", {}))
+        return {}
 
     def resync(self, table_id: str) -> None:
         """Forget a table's in-memory state and rebuild it from the store: after a failed
@@ -293,6 +308,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             raise InvalidInput(f"args_json is not valid JSON: {e}") from e
         if not isinstance(args, dict):
             raise InvalidInput("args_json must be a JSON object")
+        if "auto" in args:
+            raise InvalidInput("the argument 'auto' is reserved for ExpireTurn")
         async with self.core.lock:
             h = self.dealer.hand(request.hand_id)
             b = self.dealer.act(request.hand_id, request.seat, request.action, args)
@@ -300,6 +317,24 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             view = self._view(h, request.seat)
             return gateway_pb2.ActResponse(
                 hand_id=request.hand_id, last_seq=h.writer.next_seq - 1, view=view
+            )
+
+    @rpc("ExpireTurn")
+    async def ExpireTurn(
+        self, request: gateway_pb2.ExpireTurnRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.ExpireTurnResponse:
+        async with self.core.lock:
+            h = self.dealer.hand(request.hand_id)
+            b = self.dealer.expire(request.hand_id)
+            await self.core.commit(h.table_id, b)
+            act = next(e for e in b.events if e.type == g.ACTION_TAKEN)
+            return gateway_pb2.ExpireTurnResponse(
+                hand_id=request.hand_id,
+                last_seq=h.writer.next_seq - 1,
+                seat=int(act.payload["seat"]),
+                action=str(act.payload["action"]),
+                args_json=canonical.dumps(act.payload["args"]).decode(),
+                view=self._view(h, None),
             )
 
     @rpc("CloseBetting")

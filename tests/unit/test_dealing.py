@@ -179,6 +179,7 @@ def test_open_hand_event(h: Harness) -> None:
         "hand_no": 1,
         "shoe_hand_no": 1,
         "seats": SEATS,
+        "carry": {},
     }
     (row,) = b.streams
     assert (row.stream_id, row.kind, row.shoe_id) == ("t1_h1", "hand", "t1_s1")
@@ -218,7 +219,7 @@ def test_a_hand_is_chained_and_sealed_by_the_right_producers(h: Harness) -> None
     (closed,) = last.closed_hands
     assert closed.hand_id == hid and closed.events == events and closed.seals == seals
     assert closed.state.closed
-    assert events[-1].payload == {"positions_used": closed.shoe.pos}
+    assert events[-1].payload == {"positions_used": closed.shoe.pos, "carry": {}}
 
 
 def test_coverage_fails_without_a_producer_seal_or_key(h: Harness) -> None:

@@ -32,6 +32,7 @@ def test_known_answer_vectors(v: dict) -> None:
     assert order[:20] == v["first_20"]
     assert hashlib.sha256(" ".join(order).encode()).hexdigest() == v["order_sha256"]
     assert fair.roll_dice(5, seed, v["client_seed"], v["nonce"]) == v["dice_5"]
+    assert fair.roll((9, 6, 40), seed, v["client_seed"], v["nonce"], 3) == v["roll_3_faces_9_6_40"]
 
 
 def test_shuffle_is_a_permutation_of_the_deck() -> None:

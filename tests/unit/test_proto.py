@@ -43,6 +43,7 @@ EXPECTED_RPCS: dict[str, dict[str, tuple[str, str, bool]]] = {
         "OpenHand": ("OpenHandRequest", "OpenHandResponse", False),
         "PlaceBets": ("PlaceBetsRequest", "PlaceBetsResponse", False),
         "Act": ("ActRequest", "ActResponse", False),
+        "ExpireTurn": ("ExpireTurnRequest", "ExpireTurnResponse", False),
         "CloseBetting": ("CloseBettingRequest", "CloseBettingResponse", False),
         "GetHandView": ("GetHandViewRequest", "GetHandViewResponse", False),
         "StreamTableEvents": ("StreamTableEventsRequest", "StreamTableEventsResponse", True),

@@ -13,10 +13,17 @@ The vocabulary of events the engines see (``type`` → payload):
 ``betting.closed``   ``{}`` (dealer)
 ``card.dealt``       ``{cards: [{to, card, pos, up}]}`` (dealer; ``to`` is a target the
                       engine named, ``pos`` the position in the shoe, ``up`` face up)
-``dice.rolled``      ``{dice: [..], roll: n}`` (dealer)
+``dice.rolled``      ``{dice: [..], faces: [..], roll: n}`` (dealer; ``dice[i]`` is in
+                      ``1..faces[i]``; ``roll`` counts the rolls of the shoe from 0,
+                      and the values are :func:`croupier.fair.roll` of the shoe's
+                      seed, so the auditor re-derives them after the reveal. A slot's
+                      reel stops are "dice" with as many faces as the strip has stops)
 ``action.taken``     ``{seat, action, args}`` (gateway; bids, plays, claims, hits...)
 ``cards.revealed``   ``{to, cards}`` (dealer; face-down cards turned up, e.g. showdown)
-``hand.closed``      ``{positions_used}`` (dealer; nothing more will be dealt)
+``hand.closed``      ``{positions_used, carry}`` (dealer; nothing more will be dealt;
+                      ``carry`` is :meth:`Engine.carry` of the final state: what the
+                      table's next hand inherits, e.g. the button or the banker; the next
+                      ``hand.opened`` repeats it as its ``carry``)
 ``hand.outcome``     engine's :meth:`Engine.outcome` (rules)
 ``hand.settled``     settlement record summary (settlement)
 
@@ -90,6 +97,29 @@ def check_producers(events: Sequence[Any]) -> None:
             )
 
 
+def check_dice(payload: Mapping[str, Any]) -> tuple[list[int], list[int]]:
+    """Validate the shape of a ``dice.rolled`` payload: as many dice as faces, each value
+    in ``1..faces``, a roll number. Returns (dice, faces). A family that asks for dice
+    calls this from its ``verify_event``, then checks these are the dice it asked for."""
+    dice, faces, roll = payload.get("dice"), payload.get("faces"), payload.get("roll")
+    ok = (
+        isinstance(dice, list)
+        and isinstance(faces, list)
+        and len(dice) == len(faces) > 0
+        and isinstance(roll, int)
+        and not isinstance(roll, bool)
+        and roll >= 0
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in (*dice, *faces))
+    )
+    if not ok:
+        raise RuleViolation(f"malformed dice.rolled: {dict(payload)!r}", reason="malformed")
+    assert isinstance(dice, list) and isinstance(faces, list)
+    for v, f in zip(dice, faces, strict=True):
+        if f < 2 or not 1 <= v <= f:
+            raise RuleViolation(f"a {f}-sided die cannot show {v}", reason="bad_dice")
+    return dice, faces
+
+
 @dataclass(frozen=True, slots=True)
 class VariantConfig:
     """A variant's versioned rules config, loaded from ``seeds/variants/<id>.json``."""
@@ -150,6 +180,15 @@ class DealRequest:
     cards: tuple[Deal, ...] = ()
     dice: int = 0
     reveal: tuple[str, ...] = ()
+    faces: tuple[int, ...] = ()  # faces of each die (empty: all six-sided)
+
+    def die_faces(self) -> tuple[int, ...]:
+        """Faces of each requested die."""
+        if not self.faces:
+            return (6,) * self.dice
+        if len(self.faces) != self.dice or any(f < 2 for f in self.faces):
+            raise ConfigError(f"dice request: {self.dice} dice with faces {self.faces}")
+        return self.faces
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +295,12 @@ class Engine(ABC, Generic[S]):
             raise ActionRejected(f"hand {state.hand_id} is closed", reason="hand_closed")
         if type_ == HAND_CLOSED:
             self.close_check(state)
+            if "carry" in payload and payload["carry"] != self.carry(state):
+                raise RuleViolation(
+                    f"hand.closed carries {payload['carry']!r}, the rules give "
+                    f"{self.carry(state)!r}",
+                    reason="bad_carry",
+                )
             return
         self.verify_event(state, type_, payload)
 
@@ -315,6 +360,19 @@ class Engine(ABC, Generic[S]):
         if not rtp:
             raise InvalidInput(f"no RTP calculator for {self.variant}")
         return "\n".join(f"{k:<14}{float(v):.{places}f}" for k, v in rtp.items())
+
+    def carry(self, state: S) -> dict[str, Any]:
+        """What the table's next hand inherits from this finished one (the button, the
+        banker and the banker queue, the dealer seat...), written into ``hand.closed``
+        and repeated in the next ``hand.opened`` as ``carry``. JSON-able; default none."""
+        return {}
+
+    def auto_action(self, state: S) -> tuple[int, str, dict[str, Any]] | None:
+        """The action taken for the player whose turn it is when the turn times out or
+        the player has left (托管, 超时保护): ``(seat, action, args)``, or None when no
+        one is waiting to act. The dealer appends it as an ordinary ``action.taken``
+        with ``args["auto"] = "timeout"``; it must pass :meth:`verify` like any other."""
+        return None
 
     # -- derived ---------------------------------------------------------------------
     def can(self, state: S, type_: str, payload: Mapping[str, Any]) -> bool:

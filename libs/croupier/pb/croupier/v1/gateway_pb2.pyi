@@ -139,6 +139,28 @@ class ActResponse(_message.Message):
     view: HandView
     def __init__(self, hand_id: _Optional[str] = ..., last_seq: _Optional[int] = ..., view: _Optional[_Union[HandView, _Mapping]] = ...) -> None: ...
 
+class ExpireTurnRequest(_message.Message):
+    __slots__ = ("hand_id",)
+    HAND_ID_FIELD_NUMBER: _ClassVar[int]
+    hand_id: str
+    def __init__(self, hand_id: _Optional[str] = ...) -> None: ...
+
+class ExpireTurnResponse(_message.Message):
+    __slots__ = ("hand_id", "last_seq", "seat", "action", "args_json", "view")
+    HAND_ID_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    ARGS_JSON_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    hand_id: str
+    last_seq: int
+    seat: int
+    action: str
+    args_json: str
+    view: HandView
+    def __init__(self, hand_id: _Optional[str] = ..., last_seq: _Optional[int] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., args_json: _Optional[str] = ..., view: _Optional[_Union[HandView, _Mapping]] = ...) -> None: ...
+
 class CloseBettingRequest(_message.Message):
     __slots__ = ("hand_id",)
     HAND_ID_FIELD_NUMBER: _ClassVar[int]

@@ -67,6 +67,11 @@ class GatewayServiceStub:
                 request_serializer=croupier_dot_v1_dot_gateway__pb2.ActRequest.SerializeToString,
                 response_deserializer=croupier_dot_v1_dot_gateway__pb2.ActResponse.FromString,
                 _registered_method=True)
+        self.ExpireTurn = channel.unary_unary(
+                '/croupier.v1.GatewayService/ExpireTurn',
+                request_serializer=croupier_dot_v1_dot_gateway__pb2.ExpireTurnRequest.SerializeToString,
+                response_deserializer=croupier_dot_v1_dot_gateway__pb2.ExpireTurnResponse.FromString,
+                _registered_method=True)
         self.CloseBetting = channel.unary_unary(
                 '/croupier.v1.GatewayService/CloseBetting',
                 request_serializer=croupier_dot_v1_dot_gateway__pb2.CloseBettingRequest.SerializeToString,
@@ -135,6 +140,16 @@ class GatewayServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ExpireTurn(self, request, context):
+        """The seat whose turn it is timed out or left: the dealer plays the rules' automatic
+        move for it (托管: fold, pass, stand by the advisor, auto-arrange...), marked
+        "auto": "timeout" in the action's arguments. FAILED_PRECONDITION when nobody is
+        waiting to act.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def CloseBetting(self, request, context):
         """Closes betting; the dealer deals what the rules ask and, for games without
         player decisions (e.g. baccarat), finishes the hand.
@@ -191,6 +206,11 @@ def add_GatewayServiceServicer_to_server(servicer, server):
                     servicer.Act,
                     request_deserializer=croupier_dot_v1_dot_gateway__pb2.ActRequest.FromString,
                     response_serializer=croupier_dot_v1_dot_gateway__pb2.ActResponse.SerializeToString,
+            ),
+            'ExpireTurn': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExpireTurn,
+                    request_deserializer=croupier_dot_v1_dot_gateway__pb2.ExpireTurnRequest.FromString,
+                    response_serializer=croupier_dot_v1_dot_gateway__pb2.ExpireTurnResponse.SerializeToString,
             ),
             'CloseBetting': grpc.unary_unary_rpc_method_handler(
                     servicer.CloseBetting,
@@ -356,6 +376,33 @@ class GatewayService:
             '/croupier.v1.GatewayService/Act',
             croupier_dot_v1_dot_gateway__pb2.ActRequest.SerializeToString,
             croupier_dot_v1_dot_gateway__pb2.ActResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExpireTurn(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/croupier.v1.GatewayService/ExpireTurn',
+            croupier_dot_v1_dot_gateway__pb2.ExpireTurnRequest.SerializeToString,
+            croupier_dot_v1_dot_gateway__pb2.ExpireTurnResponse.FromString,
             options,
             channel_credentials,
             insecure,
