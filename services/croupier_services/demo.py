@@ -105,23 +105,27 @@ async def play_table(
             for _, sp, a in bets:
                 staked[sp] += a
         view = (await gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=h.hand_id))).view
-        # families with player decisions (blackjack): the bots decide until the hand closes
+        # families with player decisions: the bots decide until the hand closes; a bot that
+        # lets its turn run out is played by the dealer (ExpireTurn)
         while view.phase != "closed":
             events = [(e.type, json.loads(e.payload_json)) for e in view.events]
             move = next_move(variant, events, rng)
             if move is None:
                 break
-            act = await gw.Act(
-                gateway_pb2.ActRequest(
-                    hand_id=h.hand_id,
-                    seat=move.seat,
-                    action=move.action,
-                    args_json=json.dumps(move.args),
+            if move.timeout:
+                view = (await gw.ExpireTurn(gateway_pb2.ExpireTurnRequest(hand_id=h.hand_id))).view
+            else:
+                act = await gw.Act(
+                    gateway_pb2.ActRequest(
+                        hand_id=h.hand_id,
+                        seat=move.seat,
+                        action=move.action,
+                        args_json=json.dumps(move.args),
+                    )
                 )
-            )
+                view = act.view
             if move.stake:
                 staked[move.spot] += move.stake
-            view = act.view
         progress.step()
     await gw.CloseTable(gateway_pb2.CloseTableRequest(table_id=table))
 

@@ -209,6 +209,12 @@ async def test_tables_and_hands_refused(idle_cluster: Cluster) -> None:
     assert (opened["hand_no"], opened["shoe_hand_no"]) == (1, 1)
 
     await refused(c, open_hand([seat(1, "cy")]), FP, "still open")
+    # a timeout where nobody is waiting to act, and a client posing as the dealer's clock
+    expire = gateway_pb2.ExpireTurnRequest
+    await refused(c, gw.ExpireTurn(expire(hand_id=h.hand_id)), FP, "no_turn", "nobody")
+    await refused(c, gw.ExpireTurn(expire(hand_id="nohand")), NOT_FOUND, "nohand")
+    act = gateway_pb2.ActRequest(hand_id=h.hand_id, seat=1, action="x", args_json='{"auto":1}')
+    await refused(c, gw.Act(act), INVALID, "reserved for ExpireTurn")
     await refused(c, gw.CloseTable(gateway_pb2.CloseTableRequest(table_id=table)), FP, "still open")
     await refused(c, gw.OpenShoe(gateway_pb2.OpenShoeRequest(table_id=table)), FP, "still open")
 

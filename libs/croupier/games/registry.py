@@ -7,6 +7,7 @@ Configs live in ``seeds/variants/<variant>.json`` (the directory is found throug
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import os
 import pkgutil
@@ -39,8 +40,9 @@ def _load_families() -> None:
     import croupier.games as pkg
 
     for m in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-        if m.ispkg:
-            importlib.import_module(f"croupier.games.{m.name}.engine")
+        name = f"croupier.games.{m.name}.engine"
+        if m.ispkg and importlib.util.find_spec(name) is not None:
+            importlib.import_module(name)
 
 
 @cache

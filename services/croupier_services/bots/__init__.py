@@ -28,13 +28,16 @@ Events = Sequence[tuple[str, Mapping[str, Any]]]
 class Move:
     """One decision a bot sends with ``Act``: ``stake`` is what it adds on ``spot``
     (used by the demo's tally of stakes per spot; the engine itself derives stakes from
-    the action)."""
+    the action). ``timeout``: the bot lets its turn run out, and the demo asks the
+    dealer to play the rules' automatic move (``ExpireTurn``), which must be
+    ``action``."""
 
     seat: int
     action: str
     args: dict[str, Any] = field(default_factory=dict)
     spot: str = ""
     stake: int = 0
+    timeout: bool = False
 
 
 class Bot:

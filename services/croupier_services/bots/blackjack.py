@@ -1,6 +1,6 @@
-"""Blackjack bots: random main bets, basic strategy (the 超时保护 advisor), and now and
-then the insurance basic strategy declines, so the demo also plays insurance, the peek
-and their settlement."""
+"""Blackjack bots: random main bets, basic strategy (the 超时保护 advisor), now and then
+the insurance basic strategy declines, so the demo also plays insurance, the peek and
+their settlement, and now and then a decision left to time out."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from croupier.games.blackjack.rules import Action
 from croupier_services.bots import Bot, Events, Move, register, replay_view, stake_between
 
 INSURE_RATE = 0.25
+TIMEOUT_RATE = 0.05  # decisions left to 超时保护 (the dealer plays the strategy guide)
 
 
 @register
@@ -35,8 +36,9 @@ class BlackjackBot(Bot):
         if turn is None:
             return None
         action = eng.advise(st, turn)
+        timeout = rng.random() < TIMEOUT_RATE
         offered = action is Action.DECLINE and Action.INSURE in turn.actions
-        if offered and rng.random() < INSURE_RATE:
+        if offered and not timeout and rng.random() < INSURE_RATE:
             action = Action.INSURE
         play = st.play[turn.seat]
         spot, stake = "", 0
@@ -46,4 +48,4 @@ class BlackjackBot(Bot):
             spot, stake = ("double" if turn.hand == 0 else "double.split"), play.bet
         elif action is Action.SPLIT:
             spot, stake = "main.split", play.bet
-        return Move(turn.seat, action.value, {}, spot, stake)
+        return Move(turn.seat, action.value, {}, spot, stake, timeout)

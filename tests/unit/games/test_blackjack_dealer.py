@@ -17,7 +17,7 @@ import pytest
 
 from croupier.audit import StoredSettlement, StreamLog, Verdict, audit_hand
 from croupier.dealing import Batch, Dealer, Hand
-from croupier.errors import ActionRejected, NotFound
+from croupier.errors import ActionRejected, NotFound, RuleViolation
 from croupier.events import GENESIS, Event, Seal, heads_of, make_event, seal, verify_chain
 from croupier.games import base as g
 from croupier.games.blackjack.engine import BlackjackEngine
@@ -271,3 +271,140 @@ def test_the_public_never_sees_the_hole_card_before_it_is_turned_up() -> None:
     # the live feed leaves out just the face-down card's event; the players' cards show
     live = redact_public(events)
     assert hole_event not in live and len(live) == len(events) - 1
+
+
+# --- 续押 and 超时保护 (001, 多人21点) ---------------------------------------------------
+
+MANY = [  # p1 sits at seat 1 and also bets on the empty seat 4
+    {"seat": 1, "player": "p1", "stack": 10**7},
+    {"seat": 2, "player": "p2", "stack": 10**7},
+    {"seat": 3, "player": "p3", "stack": 4000},
+    {"seat": 4, "player": "p1", "stack": 10**7},
+]
+
+
+def opened(b: Batch) -> Event:
+    return next(e for e in b.events if e.type == g.HAND_OPENED)
+
+
+def bet(run: Run, hid: str, bets: dict[int, int]) -> None:
+    run.keep(
+        run.d.place_bets(hid, [{"seat": s, "spot": "main", "amount": a} for s, a in bets.items()])
+    )
+
+
+def expire_all(run: Run, hid: str) -> list[tuple[int, str]]:
+    """ExpireTurn until nobody is waiting (the betting countdown, or the whole hand)."""
+    done = []
+    while hid in run.d.hands:
+        try:
+            b = run.keep(run.d.expire(hid))
+        except ActionRejected as e:
+            assert e.reason == "no_turn"
+            break
+        act = next(e for e in b.events if e.type == g.ACTION_TAKEN)
+        assert act.payload["args"]["auto"] == "timeout" and act.producer == "gateway"
+        done.append((act.payload["seat"], act.payload["action"]))
+    return done
+
+
+def test_repeat_bets_the_own_seat_again_and_never_the_other_seats() -> None:
+    run = Run("blackjack.multi")
+    hid, b = run.d.open_hand("t1", MANY)
+    assert opened(b).payload["carry"] == {}
+    bet(run, hid, {1: 1500, 4: 9000, 2: 700, 3: 3000})
+    run.keep(run.d.close_betting(hid))
+    hand = run.d.hands[hid]
+    run.play_out(hand)
+    closed = run.stream(hid).events[-1]
+    # the own seat's bet only: p1's 9000 on seat 4 is not a 续押 amount
+    assert closed.payload["carry"] == {"last_bets": {"p1": 1500, "p2": 700, "p3": 3000}}
+    hid2, b2 = run.d.open_hand("t1", MANY)
+    assert opened(b2).payload["carry"] == closed.payload["carry"]
+    st = run.d.hands[hid2].state
+    e = eng("blackjack.multi")
+    for seat, reason in ((4, "not_own_seat"),):
+        with pytest.raises(ActionRejected) as err:
+            e.verify(st, g.ACTION_TAKEN, {"seat": seat, "action": "repeat", "args": {}})
+        assert err.value.reason == reason
+    run.keep(run.d.act(hid2, 1, "repeat", {}))
+    assert run.d.hands[hid2].state.play[1].bet == 1500
+    n = len(run.d.hands[hid2].events)
+    with pytest.raises(ActionRejected) as err:
+        run.d.act(hid2, 1, "repeat", {})
+    assert err.value.reason == "already_bet" and len(run.d.hands[hid2].events) == n
+
+
+def test_repeat_is_refused_when_the_stack_cannot_cover_it() -> None:
+    e = eng("blackjack.multi")
+    payload = {
+        "variant": "blackjack.multi",
+        "table": "t",
+        "hand_no": 2,
+        "shoe_hand_no": 1,
+        "seats": [
+            {"seat": 1, "player": "p1", "stack": 2000},
+            {"seat": 2, "player": "p2", "stack": 5000},
+        ],
+        "carry": {"last_bets": {"p1": 3000}},
+    }
+    st = e.open("h", payload)
+    for seat, action, reason in (
+        (1, "repeat", "insufficient_stack"),
+        (2, "repeat", "nothing_to_repeat"),
+    ):
+        with pytest.raises(ActionRejected) as err:
+            e.verify(st, g.ACTION_TAKEN, {"seat": seat, "action": action, "args": {}})
+        assert err.value.reason == reason
+    # a timed-out seat that cannot repeat bets the minimum instead
+    assert e.auto_action(st) == (1, "min_bet", {})
+    e.step(st, g.ACTION_TAKEN, {"seat": 1, "action": "min_bet", "args": {"auto": "timeout"}})
+    assert st.play[1].bet == e.table.min_bet
+    assert e.auto_action(st) == (2, "min_bet", {})
+    with pytest.raises(RuleViolation) as bad:
+        e.open("h", {**payload, "carry": {"last_bets": {"p1": -5}}})
+    assert bad.value.reason == "malformed"
+
+
+def test_timeouts_bet_by_repeat_then_play_by_the_strategy_guide_and_audit_pass() -> None:
+    e = eng("blackjack.multi")
+    run = Run("blackjack.multi")
+    hid, b = run.d.open_hand("t1", MANY)
+    run.keep(b)
+    bet(run, hid, {1: 2500, 2: 800, 3: 3000})
+    run.keep(run.d.close_betting(hid))
+    run.play_out(run.d.hands[hid])
+    # next hand: p3 lost and has 2000 left; nobody bets before the countdown ends
+    short = [dict(r, stack=2000) if r["player"] == "p3" else r for r in MANY]
+    hid2, b2 = run.d.open_hand("t1", short)
+    run.keep(b2)
+    assert expire_all(run, hid2) == [(1, "repeat"), (2, "repeat"), (3, "min_bet")]
+    st = run.d.hands[hid2].state
+    assert {s: p.bet for s, p in st.play.items()} == {1: 2500, 2: 800, 3: e.table.min_bet}
+    hand = run.d.hands[hid2]
+    run.keep(run.d.close_betting(hid2))
+    moves = expire_all(run, hid2)
+    assert hand.state.closed and moves  # played to the end by the advisor
+    full, hs = finish(e, hid2, run.stream(hid2))
+    rep = audit_hand(
+        hid2,
+        full,
+        run.stream(hand.shoe.shoe_id),
+        REGISTRY,
+        StoredSettlement(hs.record_bytes, hs.postings),
+    )
+    assert rep.verdict is Verdict.PASS, rep.to_json_dict()
+
+
+def test_lucky_has_no_repeat_and_a_client_cannot_claim_a_timeout() -> None:
+    run = Run("blackjack.lucky")
+    hid, _ = run.d.open_hand("t1", SEATS)
+    with pytest.raises(ActionRejected) as err:
+        run.d.act(hid, 1, "repeat", {})
+    assert err.value.reason == "unknown_action"
+    with pytest.raises(ActionRejected) as err:
+        run.d.expire(hid)
+    assert err.value.reason == "no_turn"
+    with pytest.raises(ActionRejected) as err:
+        run.d.act(hid, 1, "hit", {"auto": "yes"})
+    assert err.value.reason == "malformed"

@@ -52,6 +52,7 @@ from croupier.errors import (
 from croupier.games import base as g
 from croupier.games.blackjack.probability import Summary
 from croupier.games.blackjack.rules import (
+    BETTING_ACTIONS,
     INSURANCE_ACTIONS,
     PLAY_ACTIONS,
     RANK_VALUES,
@@ -101,6 +102,7 @@ class SeatPlay:
 class BlackjackState(g.HandState):
     play: dict[int, SeatPlay] = field(default_factory=dict)  # seats that bet, by seat
     own_seat: dict[str, int] = field(default_factory=dict)  # player -> their own seat
+    last_bets: dict[str, int] = field(default_factory=dict)  # player -> last own-seat bet
     staked: dict[str, int] = field(default_factory=dict)  # player -> all stakes so far
     dealer: list[str] = field(default_factory=list)  # face-up cards, hole once revealed
     hole: str | None = None  # the face-down card as dealt (read by the peek only)
@@ -127,6 +129,7 @@ class TableRules:
     min_bet: int
     max_bet: int
     step: int
+    repeat: bool  # 续押 offered (and applied on a betting timeout)
 
 
 def target(seat: int, hand: int) -> str:
@@ -168,6 +171,7 @@ class BlackjackEngine(g.Engine[BlackjackState]):
                 min_bet=int(raw["bets"]["min"]),
                 max_bet=int(raw["bets"]["max"]),
                 step=int(raw["bets"]["step"]),
+                repeat=bool(raw["bets"]["repeat"]["enabled"]),
             )
             self.rake_source = str(raw["rake"]["source"])
         except (KeyError, TypeError, ValueError) as e:
@@ -190,6 +194,14 @@ class BlackjackEngine(g.Engine[BlackjackState]):
         own: dict[str, int] = {}  # each player's own (first listed) seat
         for seat in o.seats.values():
             own.setdefault(seat.player, seat.seat)
+        last = payload.get("carry", {}).get("last_bets", {})
+        if not isinstance(last, dict) or not all(
+            isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v > 0
+            for k, v in last.items()
+        ):
+            raise RuleViolation(
+                "carry.last_bets must map players to positive bets", reason="malformed"
+            )
         return BlackjackState(
             variant=self.variant,
             table=o.table,
@@ -198,7 +210,17 @@ class BlackjackEngine(g.Engine[BlackjackState]):
             shoe_hand_no=o.shoe_hand_no,
             seats=o.seats,
             own_seat=own,
+            last_bets={k: v for k, v in last.items() if k in own},
         )
+
+    def carry(self, st: BlackjackState) -> dict[str, Any]:
+        """续押 needs each player's last bet on their own seat (bets on other seats are
+        never repeated): this hand's, or the one before for a player who sat out."""
+        last = dict(st.last_bets)
+        for player, seat_no in st.own_seat.items():
+            if seat_no in st.play:
+                last[player] = st.play[seat_no].bet
+        return {"last_bets": dict(sorted(last.items()))} if self.table.repeat else {}
 
     # -- checks ----------------------------------------------------------------------
     def _afford(self, st: BlackjackState, seat_no: int, extra: int) -> None:
@@ -272,14 +294,48 @@ class BlackjackEngine(g.Engine[BlackjackState]):
             raise ActionRejected(
                 f"unknown action {name!r}; one of {sorted(ACTIONS)}", reason="unknown_action"
             )
-        if not isinstance(args, Mapping) or set(args) - {"hand"}:
+        if not isinstance(args, Mapping) or set(args) - {"hand", "auto"}:
             raise ActionRejected("args may only name the 'hand'", reason="malformed")
+        if args.get("auto", "timeout") != "timeout":
+            raise ActionRejected("args.auto can only be 'timeout'", reason="malformed")
         return seat_no, action, args
+
+    def repeat_amount(self, st: BlackjackState, seat_no: int, action: Action) -> int:
+        """The bet a 续押 (``repeat``) or ``min_bet`` places on ``seat_no``, checked:
+        betting open, the player's own seat, no bet there yet, something to repeat, and
+        the stack to cover it (如果不够则不能续押)."""
+        if st.phase != "betting":
+            raise ActionRejected("betting is closed", reason="betting_closed")
+        if not self.table.repeat:
+            raise ActionRejected(f"{self.variant} has no 续押", reason="unknown_action")
+        seat = st.seat(seat_no)
+        if st.own_seat[seat.player] != seat_no:
+            raise ActionRejected(
+                f"续押 repeats the bet on {seat.player}'s own seat "
+                f"{st.own_seat[seat.player]}, not seat {seat_no}",
+                reason="not_own_seat",
+            )
+        if seat_no in st.play:
+            raise ActionRejected(f"seat {seat_no} has already bet", reason="already_bet")
+        if action is Action.REPEAT:
+            amount = st.last_bets.get(seat.player)
+            if amount is None:
+                raise ActionRejected(
+                    f"{seat.player} has no earlier bet to repeat", reason="nothing_to_repeat"
+                )
+        else:
+            amount = self.table.min_bet
+        self._afford(st, seat_no, amount)
+        self.verify_bet(st, {"seat": seat_no, "spot": MAIN, "amount": amount})
+        return amount
 
     def verify_action(self, st: BlackjackState, p: Mapping[str, Any]) -> tuple[int, Action, int]:
         """Check an ``action.taken``; returns (seat, action, hand index)."""
         seat_no, action, args = self._parse_action(p)
         st.seat(seat_no)
+        if action in BETTING_ACTIONS:
+            self.repeat_amount(st, seat_no, action)
+            return seat_no, action, 0
         if st.phase in ("betting", "dealing"):
             raise ActionRejected("no decisions before the cards are dealt", reason="not_in_play")
         if st.phase in ("peek", "dealer", "done"):
@@ -465,6 +521,11 @@ class BlackjackEngine(g.Engine[BlackjackState]):
 
     def _act(self, st: BlackjackState, p: Mapping[str, Any]) -> None:
         seat_no, action, _ = self._parse_action(p)
+        if action in BETTING_ACTIONS:
+            amount = self.repeat_amount(st, seat_no, action)
+            st.play[seat_no] = SeatPlay(bet=amount)
+            self._stake(st, seat_no, amount)
+            return
         play = st.play[seat_no]
         r = self.rules
         if action in INSURANCE_ACTIONS:
@@ -604,6 +665,28 @@ class BlackjackEngine(g.Engine[BlackjackState]):
             for a in actions
             if self.can(st, g.ACTION_TAKEN, {"seat": seat_no, "action": a.value, "args": {}})
         )
+
+    def auto_action(self, st: BlackjackState) -> tuple[int, str, dict[str, Any]] | None:
+        """超时保护 (001, 多人21点): a seat that lets the betting countdown run out gets 续押,
+        or the minimum bet when it cannot repeat (one own seat per call, lowest first;
+        other seats a player bets on are never bet automatically); a player who lets a
+        decision time out is played by the strategy guide (:meth:`advise`), step by
+        step to the end of the hand."""
+        if st.closed:
+            return None
+        if st.phase == "betting":
+            if not self.table.repeat:
+                return None
+            for seat_no in sorted(st.own_seat.values()):
+                for action in BETTING_ACTIONS:
+                    p: dict[str, Any] = {"seat": seat_no, "action": action.value, "args": {}}
+                    if self.can(st, g.ACTION_TAKEN, p):
+                        return seat_no, action.value, {}
+            return None
+        turn = self.to_act(st)
+        if turn is None:
+            return None
+        return turn.seat, self.advise(st, turn).value, {}
 
     def advise(self, st: BlackjackState, turn: Turn) -> Action:
         """Basic strategy's choice for ``turn`` (多人21点 超时保护)."""

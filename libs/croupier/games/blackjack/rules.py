@@ -125,10 +125,13 @@ class Action(StrEnum):
     SPLIT = "split"
     INSURE = "insurance"
     DECLINE = "no_insurance"
+    REPEAT = "repeat"  # 续押: the player's last bet on their own seat, again
+    MIN_BET = "min_bet"  # the table minimum on the own seat (a timed-out 续押 that is short)
 
 
 PLAY_ACTIONS = (Action.HIT, Action.STAND, Action.DOUBLE, Action.SPLIT)
 INSURANCE_ACTIONS = (Action.INSURE, Action.DECLINE)
+BETTING_ACTIONS = (Action.REPEAT, Action.MIN_BET)
 
 
 @dataclass(frozen=True, slots=True)
