@@ -8,6 +8,7 @@ JetStream as one message (all its events and seals) with ``Nats-Msg-Id = hand:<i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import deque
@@ -64,6 +65,46 @@ class DealerCore:
         self.bus = bus
         self.lock = asyncio.Lock()
         self.feeds: dict[str, TableFeed] = {}
+        self.last_move_ms: dict[str, int] = {}  # open hand -> when its last event was made
+
+    async def expire(self, hand_id: str, source: str) -> Batch:
+        """Play the rules' automatic move for the seat a hand waits on (托管); ``source``
+        is who decided the turn timed out (``gateway`` or the dealer's own ``clock``).
+        Call with the lock held."""
+        h = self.dealer.hand(hand_id)
+        b = self.dealer.expire(hand_id)
+        await self.commit(h.table_id, b)
+        metrics.TURN_TIMEOUTS.labels(h.state.variant, source).inc()
+        return b
+
+    async def expire_overdue(self, now_ms: int) -> int:
+        """The dealer's own turn clock: every open hand of a variant with a
+        ``timeouts.turn_ms`` whose last event is older than that and that waits on a
+        player gets the rules' automatic move. Returns how many turns were played."""
+        n = 0
+        for hid in list(self.dealer.hands):
+            async with self.lock:
+                hand = self.dealer.hands.get(hid)
+                if hand is None:
+                    continue
+                limit = turn_timeout_ms(hand.state.variant)
+                if limit is None or now_ms - self.last_move_ms.get(hid, now_ms) < limit:
+                    continue
+                if engine_for(hand.state.variant).auto_action(hand.state) is None:
+                    continue
+                await self.expire(hid, "clock")
+                n += 1
+        return n
+
+    async def run_turn_clock(self, stop: asyncio.Event, tick_s: float = 0.25) -> None:
+        """Sweep for overdue turns until ``stop`` is set."""
+        while not stop.is_set():
+            try:
+                await self.expire_overdue(self.dealer.clock_ms())
+            except Exception:  # a failed sweep is logged; the next one retries
+                log.exception("turn clock sweep failed")
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(stop.wait(), tick_s)
 
     async def recover(self, republish_window_ms: int = 86_400_000) -> tuple[int, int]:
         """After a restart: rebuild every table whose current shoe is not revealed (its
@@ -190,6 +231,12 @@ class DealerCore:
         feed = self.feeds.setdefault(table_id, TableFeed())
         for e in redact_public(b.events):
             feed.push(e)
+        now = self.dealer.clock_ms()
+        for e in b.events:
+            if e.stream in self.dealer.hands:
+                self.last_move_ms[e.stream] = now
+        for h in b.closed_hands:
+            self.last_move_ms.pop(h.hand_id, None)
         if b.closed_hands and self.bus is not None:
             await self.publish_hands(b.closed_hands)
         for h in b.closed_hands:
@@ -207,6 +254,14 @@ class DealerCore:
             n += len(h.events)
         await self.bus.publish_many(items)
         metrics.EVENTS_PUBLISHED.labels("dealer").inc(n)
+
+
+def turn_timeout_ms(variant: str) -> int | None:
+    """How long the dealer waits on a player before playing the automatic move: the
+    variant's ``timeouts.turn_ms`` (None: only the gateway's ExpireTurn times out)."""
+    t = engine_for(variant).config.raw.get("timeouts", {})
+    v = t.get("turn_ms") if isinstance(t, dict) else None
+    return int(v) if v is not None else None
 
 
 def redact_public(events: list[Event]) -> list[Event]:
@@ -325,8 +380,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
     ) -> gateway_pb2.ExpireTurnResponse:
         async with self.core.lock:
             h = self.dealer.hand(request.hand_id)
-            b = self.dealer.expire(request.hand_id)
-            await self.core.commit(h.table_id, b)
+            b = await self.core.expire(request.hand_id, "gateway")
             act = next(e for e in b.events if e.type == g.ACTION_TAKEN)
             return gateway_pb2.ExpireTurnResponse(
                 hand_id=request.hand_id,

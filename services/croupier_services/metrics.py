@@ -31,6 +31,11 @@ PAYOUT = Counter(
     "croupier_payout_minor_total", "Returned to players (stake + win), minor units", ["variant"]
 )
 BETS = Counter("croupier_bets_minor_total", "Staked by players, minor units", ["variant"])
+TURN_TIMEOUTS = Counter(
+    "croupier_turn_timeouts_total",
+    "Turns the dealer played automatically after the player timed out",
+    ["variant", "source"],
+)
 GRPC_REQUESTS = Counter("croupier_grpc_requests_total", "gRPC calls", ["method", "code"])
 REDELIVERIES = Counter(
     "croupier_redeliveries_total", "Messages delivered more than once", ["service"]

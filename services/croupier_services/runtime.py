@@ -67,6 +67,7 @@ class Node:
     grpc_port: int = 0
     metrics_port: int = 0
     rule_variants: Sequence[str] = ()
+    turn_clock: bool = True  # the dealer plays timed-out turns (variants' timeouts.turn_ms)
     store: EventStore | None = None
     bus: Bus | None = None
     nats: EmbeddedNats | None = None
@@ -94,6 +95,8 @@ class Node:
                 self.bus,
             )
             await self.core.recover()
+            if self.turn_clock:
+                self.tasks.append(asyncio.create_task(self.core.run_turn_clock(self.stop_event)))
             gateway_pb2_grpc.add_GatewayServiceServicer_to_server(
                 GatewayServicer(self.core), self.server
             )

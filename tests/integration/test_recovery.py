@@ -160,3 +160,69 @@ async def test_a_failed_commit_rebuilds_the_table_from_the_log(
     assert [e.payload for e in events if e.type == g.BET_PLACED] == [
         {"amount": 1000, "seat": 2, "spot": "tie"}
     ]
+
+
+def clocked_core(store: EventStore, keys: Path, now: list[int]) -> DealerCore:
+    signers = load_signers(store, str(keys))
+    seeds = (bytes([n]) * 32 for n in itertools.count(1))
+    dealer = Dealer(
+        signers["dealer"],
+        signers["gateway"],
+        clock_ms=lambda: now[0],
+        seed_source=lambda: next(seeds),
+    )
+    return DealerCore(dealer, store, None)
+
+
+async def test_the_turn_clock_plays_overdue_turns_and_a_restart_keeps_the_carry(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path / 'c.sqlite'}"
+    store = open_store(url)
+    now = [1_000_000]
+    core = clocked_core(store, tmp_path / "keys", now)
+    limit = 15_000  # blackjack.multi's timeouts.turn_ms
+    await core.commit("t1", core.dealer.open_table("t1", "blackjack.multi"))
+    hid, b = core.dealer.open_hand("t1", SEATS)
+    await core.commit("t1", b)
+    await core.commit(
+        "t1",
+        core.dealer.place_bets(
+            hid,
+            [
+                {"seat": 1, "spot": "main", "amount": 1200},
+                {"seat": 2, "spot": "main", "amount": 900},
+            ],
+        ),
+    )
+    await core.commit("t1", core.dealer.close_betting(hid))
+    # not yet overdue: nothing happens
+    now[0] += limit - 1
+    assert await core.expire_overdue(now[0]) == 0
+    played = 0
+    while hid in core.dealer.hands:
+        now[0] += limit
+        n = await core.expire_overdue(now[0])
+        assert n == 1
+        played += n
+    events = store.read_stream(hid)
+    autos = [e for e in events if e.type == g.ACTION_TAKEN]
+    assert len(autos) == played and all(e.payload["args"] == {"auto": "timeout"} for e in autos)
+    assert events[-1].type == g.HAND_CLOSED
+    carry = events[-1].payload["carry"]
+    assert carry == {"last_bets": {"ann": 1200, "bo": 900}}
+    # the next hand's betting times out: 续押 for both, from the carry
+    hid2, b = core.dealer.open_hand("t1", SEATS)
+    await core.commit("t1", b)
+    assert store.read_stream(hid2)[0].payload["carry"] == carry
+    now[0] += limit
+    assert await core.expire_overdue(now[0]) == 1
+    store.close()
+    # a restarted dealer still knows the carry and the hand in progress
+    store2 = open_store(url)
+    core2 = clocked_core(store2, tmp_path / "keys", now)
+    await core2.recover()
+    t = core2.dealer.table("t1")
+    assert t.carry == carry and t.hand is not None and t.hand.hand_id == hid2
+    assert {s: p.bet for s, p in t.hand.state.play.items()} == {1: 1200}  # type: ignore[attr-defined]
+    store2.close()
