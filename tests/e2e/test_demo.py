@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from croupier.games.registry import variants
 from croupier_services.demo import run_demo
 
 pytestmark = pytest.mark.e2e
@@ -35,3 +36,23 @@ async def test_demo_settles_and_audits_every_hand(
         "rules.key",
         "settlement.key",
     ]
+
+
+async def test_every_variant_plays_settles_and_audits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every registered variant, a few hands each, through the whole cluster: dealt (cards,
+    dice, decisions by the bots, timeouts), judged, settled and audited PASS."""
+    games = variants()
+    hands = 3
+    rc = await asyncio.wait_for(
+        run_demo(games, hands=hands, tables=1, players=4, seed=11, workdir=tmp_path),
+        timeout=240,
+    )
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    total = hands * len(games)
+    assert re.search(rf"hands: {total}/{total} settled", out), out
+    assert re.search(rf"'AUDIT_VERDICT_PASS': {total}\b", out), out
+    for v in games:
+        assert re.search(rf"\b{re.escape(v)}: {hands} hands", out), (v, out)
