@@ -33,7 +33,7 @@ from typing import Any
 from croupier import fair
 from croupier.audit import Verdict, audit_hand
 from croupier.cards import DeckSpec, parse_card
-from croupier.errors import CroupierError, InvalidInput
+from croupier.errors import CroupierError, InvalidInput, NotationError
 from croupier.export import SCRIPT_FORMAT, dump, load, load_script
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
@@ -132,12 +132,17 @@ def cmd_rtp(a: argparse.Namespace) -> int:
 def cmd_rules(a: argparse.Namespace) -> int:
     eng = engine_for(a.variant)
     hands = a.hands if a.action == "eval" else [a.a, a.b]
-    _json(
-        eng.describe(
-            a.action, [[parse_card(c) for c in h.replace(",", " ").split()] for h in hands]
-        )
-    )
+    _json(eng.describe(a.action, [[_token(c) for c in h.replace(",", " ").split()] for h in hands]))
     return 0
+
+
+def _token(text: str) -> str:
+    """A card in canonical form (``ts`` → ``Ts``); anything else (a tile ``5z``, a die
+    ``4``) as given, for the family's ``describe`` to validate."""
+    try:
+        return parse_card(text)
+    except NotationError:
+        return text
 
 
 # -- fairness ------------------------------------------------------------------------
