@@ -22,7 +22,7 @@ from croupier import canonical
 from croupier.bus import subjects, wire
 from croupier.bus.jetstream import Bus
 from croupier.dealing import Batch, Dealer, Hand, restore_table
-from croupier.errors import InvalidInput, NotFound
+from croupier.errors import CroupierError, InvalidInput, NotFound
 from croupier.events import Event
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
@@ -420,8 +420,18 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             variant=h.state.variant,
             table_id=h.table_id,
             phase=h.state.phase,
-            events=redact(h.events, seat),
+            events=redact(h.events, seat, engine_for(h.state.variant).visible_to(h.state, seat)),
         )
+
+    @staticmethod
+    def _shown(events: list[Event], seat: int | None) -> frozenset[str]:
+        """What the rules let ``seat`` see of a stored hand's face-down cards."""
+        eng = engine_for(str(events[0].payload["variant"]))
+        try:
+            state = eng.replay(events[0].stream, [(e.type, e.payload) for e in events])
+        except CroupierError:
+            return frozenset()
+        return eng.visible_to(state, seat)
 
     def _stored_view(self, events: list[Event], seat: int | None) -> gateway_pb2.HandView:
         opened = events[0].payload
@@ -433,7 +443,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             variant=str(opened["variant"]),
             table_id=str(opened["table"]),
             phase="settled" if settled else "closed" if closed else "open",
-            events=redact(events, seat),
+            events=redact(events, seat, self._shown(events, seat)),
             outcome_json=outcome.payload_bytes.decode() if outcome else "",
             settled=settled is not None,
             settlement_json=settled.payload_bytes.decode() if settled else "",

@@ -288,6 +288,12 @@ def _print_summary(
         t = tallies[variant]
         staked = sum(t.staked.values())
         returned = sum(t.returned(sp) for sp in t.staked)
+        if not staked:  # players against each other: the house only takes the rake
+            p(
+                f"\n  {variant}: {t.hands} hands, players against each other, rake "
+                f"{t.rake / 100:,.2f} (the players' net result: {-t.rake / 100:+,.2f} points)"
+            )
+            continue
         p(
             f"\n  {variant}: {t.hands} hands, bets {staked / 100:,.2f}, payouts "
             f"{returned / 100:,.2f}, rake {t.rake / 100:,.2f}, house "

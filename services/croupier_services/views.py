@@ -23,11 +23,16 @@ def _visible_to(entry: dict[str, Any], seat: int | None, revealed: set[str]) -> 
     return (seat is not None and to == f"seat:{seat}") or to in revealed
 
 
-def redact(events: Iterable[Event], seat: int | None) -> list[envelope_pb2.Event]:
-    """Events as ``seat`` (None: the public) may see them. A redacted event keeps its
-    hash (so a client can later check it against the revealed log) but shows ``??``."""
+def redact(
+    events: Iterable[Event], seat: int | None, shown: Iterable[str] = ()
+) -> list[envelope_pb2.Event]:
+    """Events as ``seat`` (None: the public) may see them; ``shown`` are further targets
+    whose face-down cards the rules let this viewer see (:meth:`Engine.visible_to`). A
+    redacted event keeps its hash (so a client can later check it against the revealed
+    log) but shows ``??``."""
     evs = list(events)
     revealed = {str(e.payload.get("to")) for e in evs if e.type == g.CARDS_REVEALED}
+    revealed |= set(shown)
     out = []
     for e in evs:
         payload_json = e.payload_bytes.decode()

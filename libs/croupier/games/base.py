@@ -367,6 +367,12 @@ class Engine(ABC, Generic[S]):
         and repeated in the next ``hand.opened`` as ``carry``. JSON-able; default none."""
         return {}
 
+    def visible_to(self, state: S, viewer: int | None) -> frozenset[str]:
+        """Deal targets whose face-down cards ``viewer`` (a seat, None: the public) may
+        see besides its own seat's and those turned up by ``cards.revealed`` (e.g.
+        炸金花: the hands one compared with, once the hand is over). Default none."""
+        return frozenset()
+
     def auto_action(self, state: S) -> tuple[int, str, dict[str, Any]] | None:
         """The action taken for the player whose turn it is when the turn times out or
         the player has left (托管, 超时保护): ``(seat, action, args)``, or None when no

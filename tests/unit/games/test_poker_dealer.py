@@ -229,3 +229,31 @@ def test_zhajinhua_hands_are_shown_to_no_one_by_the_log() -> None:
     assert all(p["to"].startswith("compare_loser:") for p in shown)
     for seat in (1, 2, 3):
         assert seat in visible_hands(st, seat)  # type: ignore[arg-type]
+
+
+def test_zhajinhua_views_show_each_seat_the_hands_the_rules_allow() -> None:
+    """The per-seat view (views.redact with Engine.visible_to) shows, once the hand is
+    over, exactly the hands visible_hands allows each viewer; during the hand, its own."""
+    e = engine("zhajinhua")
+    assert isinstance(e, ZhajinhuaEngine)
+    for base in range(1, 40):
+        run = Run("zhajinhua", seed_base=base)
+        hand = run.open([{"seat": s, "player": f"p{s}", "stack": 10_000} for s in (1, 2, 3)])
+        run.play_out(hand, random.Random(base))
+        if hand.state.decided_by_compare:  # type: ignore[attr-defined]
+            break
+    else:
+        raise AssertionError("no hand decided by a compare")
+    st = hand.state
+    for viewer in (None, 1, 2, 3):
+        allowed = visible_hands(st, viewer)  # type: ignore[arg-type]
+        assert len(allowed) >= 2  # the last two's compare is shown to everyone
+        cards = [
+            c
+            for pb in redact(hand.events, viewer, e.visible_to(st, viewer))  # type: ignore[arg-type]
+            if pb.type == g.CARD_DEALT
+            for c in json.loads(pb.payload_json)["cards"]
+        ]
+        for c in cards:
+            seat = int(c["to"].split(":")[1])
+            assert (c["card"] != HIDDEN) == (seat in allowed), (viewer, c)

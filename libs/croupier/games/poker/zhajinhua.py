@@ -202,6 +202,9 @@ def visible_hands(st: ZhajinhuaState, viewer: int | None) -> frozenset[int]:
 class ZhajinhuaEngine(g.Engine[ZhajinhuaState]):
     family = "zhajinhua"
 
+    def visible_to(self, state: ZhajinhuaState, viewer: int | None) -> frozenset[str]:
+        return frozenset(seat_target(s) for s in visible_hands(state, viewer))
+
     def __init__(self, config: g.VariantConfig) -> None:
         super().__init__(config)
         if config.deck.base != "cards52" or config.deck.copies != 1:
