@@ -74,7 +74,8 @@ def settle_state(engine: Engine[Any], state: HandState) -> HandSettlement:
     rake = int(result.total_rake)
     postings = postings_for(deltas, rake, engine.variant)
     staked = sum(result.staked.values())
-    returned = sum(result.returned.values())
+    # a loss beyond the stake (百人 multipliers) is no negative payout: count what is paid back
+    returned = sum(max(0, v) for v in result.returned.values())
     return HandSettlement(
         hand_id=state.hand_id,
         variant=engine.variant,

@@ -1,0 +1,313 @@
+"""Sangong through the dealer core (croupier.dealing.Dealer): whole hands of every
+variant dealt from committed shuffles, the banker's draw rolled by the dealer's fair RNG,
+grabs and bets taken (some by timeout), closed, settled (croupier.settlement.settle_state)
+and audited (croupier.audit.audit_hand) with the verdict PASS; refused bets and actions
+write nothing; hidden cards stay hidden until they are turned up."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from croupier.audit import StoredSettlement, StreamLog, Verdict, audit_hand
+from croupier.dealing import Batch, Dealer, Hand
+from croupier.errors import ActionRejected, BetRejected, RuleViolation
+from croupier.events import make_event, seal, verify_chain
+from croupier.games import base as g
+from croupier.games.registry import engine
+from croupier.games.sangong.engine import SPOTS, Act, SangongEngine, SangongState
+from croupier.settlement import HandSettlement, settle_state
+from croupier.signing import KeyRegistry, Signer
+from croupier_services.views import HIDDEN, redact
+
+DEALER = Signer.from_seed("dealer", "dealer-k1", bytes([1]) * 32)
+GATEWAY = Signer.from_seed("gateway", "gateway-k1", bytes([2]) * 32)
+RULES = Signer.from_seed("rules", "rules-k1", bytes([3]) * 32)
+SETTLEMENT = Signer.from_seed("settlement", "settlement-k1", bytes([4]) * 32)
+REGISTRY = KeyRegistry(s.public_entry() for s in (DEALER, GATEWAY, RULES, SETTLEMENT))
+T0 = 1_700_000_000_000
+VARIANTS = ["sangong.hundred", "sangong.grab", "sangong.classic"]
+
+
+def eng(variant: str) -> SangongEngine:
+    e = engine(variant)
+    assert isinstance(e, SangongEngine)
+    return e
+
+
+def sg(hand: Hand) -> SangongState:
+    """The Sangong state of a hand the dealer holds."""
+    assert isinstance(hand.state, SangongState)
+    return hand.state
+
+
+def seats(n: int, stacks: Sequence[int] = ()) -> list[dict[str, Any]]:
+    st = list(stacks) or [10**7] * n
+    return [{"seat": i + 1, "player": f"p{i + 1}", "stack": st[i]} for i in range(n)]
+
+
+@dataclass
+class Run:
+    """A dealer with a counting clock and numbered seeds, keeping every batch."""
+
+    variant: str
+    seed_base: int = 1
+    batches: list[Batch] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        clock = itertools.count(T0)
+        seeds: Iterator[bytes] = (
+            hashlib.sha256(f"sangong seed {n}".encode()).digest()
+            for n in itertools.count(self.seed_base)
+        )
+        self.d = Dealer(
+            DEALER, GATEWAY, clock_ms=lambda: next(clock), seed_source=lambda: next(seeds)
+        )
+        self.keep(self.d.open_table("t1", self.variant))
+
+    def keep(self, b: Batch) -> Batch:
+        self.batches.append(b)
+        return b
+
+    def open(self, table: list[dict[str, Any]], bets: Sequence[tuple[int, str, int]] = ()) -> Hand:
+        hid, b = self.d.open_hand("t1", table)
+        self.keep(b)
+        if bets:
+            self.keep(
+                self.d.place_bets(hid, [{"seat": s, "spot": p, "amount": a} for s, p, a in bets])
+            )
+        hand = self.d.hand(hid)
+        self.keep(self.d.close_betting(hid))
+        return hand
+
+    def play_out(self, hand: Hand, rng: random.Random, timeout_rate: float = 0.2) -> None:
+        e = eng(self.variant)
+        while not sg(hand).closed:
+            turns = e.to_act(sg(hand))
+            assert turns, sg(hand).phase
+            if rng.random() < timeout_rate:
+                self.keep(self.d.expire(hand.hand_id))
+                continue
+            t = rng.choice(turns)
+            if Act.BET in t.actions:
+                action, args = Act.BET, {"multiple": rng.choice(t.multiples)}
+            elif Act.GRAB in t.actions and rng.random() < 0.6:
+                action, args = (
+                    Act.GRAB,
+                    ({"multiple": rng.choice(t.multiples)} if t.multiples else {}),
+                )
+            else:
+                action, args = Act.PASS, {}
+            self.keep(self.d.act(hand.hand_id, t.seat, action.value, args))
+
+    def stream(self, stream: str) -> StreamLog:
+        events = tuple(e for b in self.batches for e in b.events if e.stream == stream)
+        seals = tuple(
+            s for b in self.batches for s in b.seals if any(x.stream == stream for x in s.entries)
+        )
+        return StreamLog(events, seals)
+
+
+def append_signed(log: StreamLog, type_: str, signer: Signer, payload: Any, at: int) -> StreamLog:
+    last = log.events[-1]
+    ev = make_event(
+        last.stream, last.seq + 1, type_, signer.producer, signer.key_id, last.hash, payload
+    )
+    return StreamLog((*log.events, ev), (*log.seals, seal(signer, [ev], at)))
+
+
+def finish(e: SangongEngine, hand_id: str, dealt: StreamLog) -> tuple[StreamLog, HandSettlement]:
+    """The rule service's outcome and the settlement service's settled event."""
+    state = e.replay(hand_id, [(x.type, x.payload) for x in dealt.events])
+    with_outcome = append_signed(dealt, g.HAND_OUTCOME, RULES, e.outcome(state), T0 + 10**6)
+    hs = settle_state(e, state)
+    return append_signed(
+        with_outcome, g.HAND_SETTLED, SETTLEMENT, hs.settled_payload(), T0 + 10**6 + 1
+    ), hs
+
+
+def audit_all(run: Run, hands: Sequence[Hand]) -> list[HandSettlement]:
+    e = eng(run.variant)
+    out = []
+    for hand in hands:
+        log = run.stream(hand.hand_id)
+        verify_chain(log.events)
+        assert log.events[-1].type == g.HAND_CLOSED and sg(hand).closed
+        assert log.events[-1].payload["carry"] == {}
+        full, hs = finish(e, hand.hand_id, log)
+        assert sum(n for _, n in hs.postings) == 0
+        rep = audit_hand(
+            hand.hand_id,
+            full,
+            run.stream(hand.shoe.shoe_id),
+            REGISTRY,
+            StoredSettlement(hs.record_bytes, hs.postings),
+        )
+        assert rep.verdict is Verdict.PASS, rep.to_json_dict()
+        assert rep.checks[-1] == "fairness"
+        out.append(hs)
+    return out
+
+
+def test_hundred_hands_through_the_dealer_settle_and_audit() -> None:
+    run = Run("sangong.hundred")
+    rng = random.Random(5)
+    hands = []
+    for _ in range(6):
+        bets = [
+            (s, rng.choice(SPOTS), rng.randint(1, 50) * 100) for s in (1, 2, 3) for _ in range(2)
+        ]
+        hand = run.open(seats(3, [10**7, 10**7, 20_000]), bets)
+        assert sg(hand).closed  # no decisions: dealt, opened and closed with the betting
+        hands.append(hand)
+    settled = audit_all(run, hands)
+    for hand, hs in zip(hands, settled, strict=True):
+        types = [x.type for x in run.stream(hand.hand_id).events]
+        assert types.count(g.CARD_DEALT) == 1 and types.count(g.CARDS_REVEALED) == 5
+        assert g.DICE_ROLLED not in types
+        assert hs.staked == hs.returned == 0  # no gross return: a loss may exceed the stake
+
+
+@pytest.mark.parametrize("variant", ["sangong.grab", "sangong.classic"])
+def test_grab_hands_through_the_dealer_settle_and_audit(variant: str) -> None:
+    run = Run(variant)
+    rng = random.Random(variant)
+    hands = []
+    rolled = 0
+    for i in range(12):
+        n = 2 + i % 5
+        stacks = [rng.choice([10**6, 3 * 10**6, 50_000, 3000]) for _ in range(n)]
+        hand = run.open(seats(n, stacks))
+        run.play_out(hand, rng)
+        hands.append(hand)
+        st = sg(hand)
+        assert st.banker is not None and st.draw is not None
+        assert st.banker in st.draw.candidates
+        rolled += st.draw.roll is not None
+    assert rolled >= 2  # the banker's draw came from the dealer's dice
+    settled = audit_all(run, hands)
+    for hand, hs in zip(hands, settled, strict=True):
+        # nobody loses more than they carried (防以小博大)
+        for seat in sg(hand).seats.values():
+            assert hs.record["deltas"][seat.player] >= -seat.stack
+        types = [x.type for x in run.stream(hand.hand_id).events]
+        assert types[:2] == [g.HAND_OPENED, g.BETTING_CLOSED]
+        assert types.count(g.CARDS_REVEALED) == len(sg(hand).seats)
+        draw = sg(hand).draw
+        assert draw is not None
+        assert types.count(g.DICE_ROLLED) == (draw.roll is not None)
+
+
+def test_the_audit_catches_a_forged_roll() -> None:
+    """Stacks 1, 2, 1 million: weights 1, 2, 1, one die of 4 faces; 2 and 3 both pick
+    seat 2. A log whose roll says 3 where the seed rolled 2 (or back) plays the same
+    hand by the rules, and the audit's fairness check refuses it."""
+    run = Run("sangong.grab")
+    for _ in range(30):
+        hand = run.open(seats(3, [10**6, 2 * 10**6, 10**6]))
+        for s in (1, 2, 3):
+            run.keep(run.d.act(hand.hand_id, s, "grab", {}))
+        for s in (1, 3):
+            if not sg(hand).closed and s != sg(hand).banker:
+                run.keep(run.d.act(hand.hand_id, s, "bet", {"multiple": 1}))
+        while not sg(hand).closed:
+            run.keep(run.d.expire(hand.hand_id))
+        if sg(hand).banker == 2:
+            break
+    draw = sg(hand).draw
+    assert draw is not None and draw.weights == (1, 2, 1) and draw.roll in (2, 3)
+    log = run.stream(hand.hand_id)
+    k = next(i for i, x in enumerate(log.events) if x.type == g.DICE_ROLLED)
+    forged_payload = {**log.events[k].payload, "dice": [5 - draw.roll]}
+    events = []
+    prev = log.events[0].prev_hash
+    for i, x in enumerate(log.events):
+        payload = forged_payload if i == k else x.payload
+        ev = make_event(x.stream, x.seq, x.type, x.producer, x.key_id, prev, payload)
+        prev = ev.hash
+        events.append(ev)
+    signer = {"dealer": DEALER, "gateway": GATEWAY}
+    seals = tuple(seal(signer[x.producer], [x], T0) for x in events)
+    forged = StreamLog(tuple(events), seals)
+    e = eng("sangong.grab")
+    assert e.replay(hand.hand_id, [(x.type, x.payload) for x in events]).banker == 2
+    full, hs = finish(e, hand.hand_id, forged)
+    stored = StoredSettlement(hs.record_bytes, hs.postings)
+    rep = audit_hand(hand.hand_id, full, run.stream(hand.shoe.shoe_id), REGISTRY, stored)
+    assert rep.verdict is Verdict.FAIL, rep.to_json_dict()
+    assert (rep.reason, rep.seq) == ("unfair_deal", events[k].seq), rep.to_json_dict()
+    assert "roll 0" in rep.message
+
+
+def test_refused_bets_and_actions_write_nothing() -> None:
+    run = Run("sangong.hundred")
+    hid, b = run.d.open_hand("t1", seats(2, [10_000, 10_000]))
+    run.keep(b)
+    hand = run.d.hand(hid)
+    n = len(hand.events)
+    for bets, reason in [
+        (
+            [{"seat": 1, "spot": "east", "amount": 100}, {"seat": 1, "spot": "up", "amount": 1}],
+            "unknown_spot",
+        ),
+        ([{"seat": 1, "spot": "east", "amount": 10_100}], "insufficient_stack"),
+    ]:
+        with pytest.raises(BetRejected) as err:
+            run.d.place_bets(hid, bets)
+        assert err.value.reason == reason
+        assert len(hand.events) == n and not hand.writer.pending
+
+    grab = Run("sangong.classic")
+    hand = grab.open(seats(3))
+    n, before = len(hand.events), copy.deepcopy(sg(hand))
+    for seat, action, args, reason in [
+        (1, "grab", {"multiple": 9}, "over_cap"),
+        (1, "bet", {"multiple": 1}, "wrong_phase"),
+        (4, "pass", {}, "unknown_seat"),
+    ]:
+        with pytest.raises(RuleViolation) as rerr:
+            grab.d.act(hand.hand_id, seat, action, args)
+        assert rerr.value.reason == reason
+        assert len(hand.events) == n and not hand.writer.pending
+        assert sg(hand) == before
+    grab.keep(grab.d.act(hand.hand_id, 1, "grab", {"multiple": 4}))
+    grab.keep(grab.d.expire(hand.hand_id))  # seat 2 times out: passes
+    assert hand.events[-1].payload == {"seat": 2, "action": "pass", "args": {"auto": "timeout"}}
+    grab.keep(grab.d.act(hand.hand_id, 3, "pass", {}))
+    assert sg(hand).banker == 1
+    with pytest.raises(ActionRejected) as aerr:
+        grab.d.act(hand.hand_id, 2, "bet", {"multiple": 20})
+    assert aerr.value.reason == "over_limit"
+
+
+def test_hidden_cards_stay_hidden_until_turned_up() -> None:
+    # 001 抢庄: dealt before the grab with values hidden - from their owner too
+    run = Run("sangong.grab")
+    hand = run.open(seats(2))
+    dealt = next(x for x in hand.events if x.type == g.CARD_DEALT)
+    cards = [c["card"] for c in dealt.payload["cards"]]
+    for who in (None, 1, 2):
+        shown = next(pb for pb in redact(list(hand.events), who) if pb.hash == dealt.hash)
+        assert HIDDEN in shown.payload_json and not any(c in shown.payload_json for c in cards)
+    # 001 三公: dealt after the bets to seat:<n>; each owner sees their own
+    run2 = Run("sangong.classic")
+    hand2 = run2.open(seats(2))
+    run2.keep(run2.d.act(hand2.hand_id, 1, "grab", {"multiple": 1}))
+    run2.keep(run2.d.act(hand2.hand_id, 2, "pass", {}))
+    events = list(run2.stream(hand2.hand_id).events)
+    run2.keep(run2.d.act(hand2.hand_id, 2, "bet", {"multiple": 1}))
+    events = list(run2.stream(hand2.hand_id).events)
+    k = next(i for i, x in enumerate(events) if x.type == g.CARD_DEALT)
+    before_reveal = events[: k + 1]
+    mine = [c for c in events[k].payload["cards"] if c["to"] == "seat:2"]
+    view = next(pb for pb in redact(before_reveal, 2) if pb.hash == events[k].hash)
+    assert all(c["card"] in view.payload_json for c in mine)
+    public = next(pb for pb in redact(before_reveal, None) if pb.hash == events[k].hash)
+    assert not any(c["card"] in public.payload_json for c in mine)
