@@ -12,7 +12,7 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -229,7 +229,9 @@ class DealerCore:
             self.resync(table_id)
             raise
         feed = self.feeds.setdefault(table_id, TableFeed())
-        for e in redact_public(b.events):
+        t = self.dealer.tables.get(table_id)
+        private = engine_for(t.variant).private_args if t is not None else None
+        for e in redact_public(b.events, private):
             feed.push(e)
         now = self.dealer.clock_ms()
         for e in b.events:
@@ -264,12 +266,18 @@ def turn_timeout_ms(variant: str) -> int | None:
     return int(v) if v is not None else None
 
 
-def redact_public(events: list[Event]) -> list[Event]:
-    """Events whose public form is the event itself; face-down cards are withheld from the
-    live feed entirely (a seat sees its own cards through GetHandView)."""
+def redact_public(
+    events: list[Event], private: Callable[[str], frozenset[str]] | None = None
+) -> list[Event]:
+    """Events whose public form is the event itself; face-down cards and actions with
+    private arguments (``private``: :meth:`Engine.private_args`) are withheld from the
+    live feed entirely (a seat sees its own through GetHandView)."""
     out = []
     for e in events:
         if e.type == g.CARD_DEALT and not all(c.get("up", True) for c in e.payload["cards"]):
+            continue
+        hidden = private(str(e.payload.get("action"))) if private is not None else frozenset()
+        if e.type == g.ACTION_TAKEN and hidden & set(e.payload.get("args", {})):
             continue
         out.append(e)
     return out
@@ -443,7 +451,12 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             variant=str(opened["variant"]),
             table_id=str(opened["table"]),
             phase="settled" if settled else "closed" if closed else "open",
-            events=redact(events, seat, self._shown(events, seat)),
+            events=redact(
+                events,
+                seat,
+                self._shown(events, seat),
+                engine_for(str(opened["variant"])).private_args,
+            ),
             outcome_json=outcome.payload_bytes.decode() if outcome else "",
             settled=settled is not None,
             settlement_json=settled.payload_bytes.decode() if settled else "",

@@ -6,7 +6,7 @@ cards from everyone but their owner until the rules turn them up."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from croupier.events import Event
@@ -24,18 +24,30 @@ def _visible_to(entry: dict[str, Any], seat: int | None, revealed: set[str]) -> 
 
 
 def redact(
-    events: Iterable[Event], seat: int | None, shown: Iterable[str] = ()
+    events: Iterable[Event],
+    seat: int | None,
+    shown: Iterable[str] = (),
+    private: Callable[[str], frozenset[str]] | None = None,
 ) -> list[envelope_pb2.Event]:
     """Events as ``seat`` (None: the public) may see them; ``shown`` are further targets
-    whose face-down cards the rules let this viewer see (:meth:`Engine.visible_to`). A
-    redacted event keeps its hash (so a client can later check it against the revealed
-    log) but shows ``??``."""
+    whose face-down cards the rules let this viewer see (:meth:`Engine.visible_to`),
+    ``private`` names an action's arguments only its seat sees until the hand closes
+    (:meth:`Engine.private_args`). A redacted event keeps its hash (so a client can
+    later check it against the revealed log) but shows ``??``."""
     evs = list(events)
     revealed = {str(e.payload.get("to")) for e in evs if e.type == g.CARDS_REVEALED}
     revealed |= set(shown)
+    closed = any(e.type == g.HAND_CLOSED for e in evs)
     out = []
     for e in evs:
         payload_json = e.payload_bytes.decode()
+        if e.type == g.ACTION_TAKEN and private is not None and not closed:
+            p = e.payload
+            hide = private(str(p.get("action"))) & set(p.get("args", {}))
+            if hide and p.get("seat") != seat:
+                p["args"] = {k: HIDDEN if k in hide else v for k, v in p["args"].items()}
+                p["redacted"] = True
+                payload_json = json.dumps(p, sort_keys=True, separators=(",", ":"))
         if e.type == g.CARD_DEALT:
             p = e.payload
             cards = p["cards"]

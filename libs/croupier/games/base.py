@@ -373,6 +373,11 @@ class Engine(ABC, Generic[S]):
         炸金花: the hands one compared with, once the hand is over). Default none."""
         return frozenset()
 
+    def private_args(self, action: str) -> frozenset[str]:
+        """Arguments of ``action`` that only the acting seat may see until the hand is
+        closed (e.g. 换三张's three tiles); views show others ``??``. Default none."""
+        return frozenset()
+
     def auto_action(self, state: S) -> tuple[int, str, dict[str, Any]] | None:
         """The action taken for the player whose turn it is when the turn times out or
         the player has left (托管, 超时保护): ``(seat, action, args)``, or None when no

@@ -1,0 +1,269 @@
+"""Win detection (胡牌) and listening (听牌) with any number of wild tiles.
+
+A hand is a :class:`Shape`: the real concealed tiles as 34 counts, the number of wild
+tiles (广东's 鬼牌; 0 elsewhere) and the exposed melds (碰/杠: no 吃 in any variant,
+so every meld is three or four of one tile). The winning forms:
+
+* standard: four sets (刻子 or 顺子, the exposed melds included) and a pair;
+* seven pairs (七对): fourteen concealed tiles as seven pairs, four of a kind counting
+  as two pairs (the 龙七对/豪华七对 forms);
+* thirteen orphans (十三幺): one of each terminal and honour and one more of them.
+
+A wild tile stands for any tile, but never for a fifth copy of a tile (000_d16ad353ba467b8a.txt,
+广东麻将推倒胡, 鬼牌: 鬼牌不能当作第五张牌): a tile's real copies (concealed and exposed)
+and the wilds standing for it are at most four.
+
+The standard search takes the lowest remaining real tile and tries every set or pair
+that can contain it (filling gaps with wilds), memoised on the remaining counts; the
+wilds left at the end form sets of their own. Real tiles are always used before wilds,
+which loses nothing (a wild can stand for any real tile it would replace). Optional
+:class:`Limits` restrict the sets (only 刻子, only certain tiles, every set holding a
+幺九), which is how the fan patterns test their shapes. The tests cross-check all of
+it against a brute-force search that substitutes every possible tile for every wild.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from croupier.games.mahjong.tiles import N_TILES, ORPHANS, is_terminal_or_honour
+
+Counts = tuple[int, ...]
+ZERO_CAPS: Counts = (0,) * N_TILES
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Restrictions on the sets of a standard decomposition."""
+
+    pungs_only: bool = False  # no 顺子
+    allowed: frozenset[int] | None = None  # only these tiles (real or wild)
+    yaojiu_sets: bool = False  # every set and the pair holds a 1, a 9 or an honour
+
+
+NO_LIMITS = Limits()
+
+
+@dataclass(frozen=True, slots=True)
+class Forms:
+    """Which winning forms a variant allows besides the standard one."""
+
+    seven_pairs: bool = True
+    thirteen_orphans: bool = False
+
+
+def _allowed(t: int, f: Limits) -> bool:
+    return f.allowed is None or t in f.allowed
+
+
+def _sub(c: Counts, t: int, n: int) -> Counts:
+    return c if n == 0 else (*c[:t], c[t] - n, *c[t + 1 :])
+
+
+def _wild_only(w: int, pair_done: bool, caps: Counts, f: Limits) -> bool:
+    """Can ``w`` wilds alone make the remaining sets (and the pair, if not done)?"""
+    if pair_done:
+        if w % 3:
+            return False
+        sets, pair = w // 3, 0
+    else:
+        if w < 2 or (w - 2) % 3:
+            return False
+        sets, pair = (w - 2) // 3, 1
+    room = [
+        caps[t] if _allowed(t, f) and (not f.yaojiu_sets or is_terminal_or_honour(t)) else 0
+        for t in range(N_TILES)
+    ]
+    for need in [2] * pair + [3] * sets:
+        best = max(range(N_TILES), key=lambda t: room[t])
+        if room[best] < need:
+            return False
+        room[best] -= need
+    return True
+
+
+@lru_cache(maxsize=1 << 18)
+def _std(c: Counts, w: int, pair_done: bool, caps: Counts, f: Limits) -> bool:
+    i = next((k for k in range(N_TILES) if c[k]), -1)
+    if i < 0:
+        return _wild_only(w, pair_done, caps, f)
+    if not _allowed(i, f):
+        return False
+    n = c[i]
+    yj_ok = not f.yaojiu_sets or is_terminal_or_honour(i)
+    # 刻子 (pung) of i
+    real = min(n, 3)
+    need = 3 - real
+    if (
+        yj_ok
+        and need <= w
+        and need <= caps[i]
+        and _std(_sub(c, i, real), w - need, pair_done, _sub(caps, i, need), f)
+    ):
+        return True
+    # the pair (将) of i
+    if not pair_done:
+        real = min(n, 2)
+        need = 2 - real
+        if (
+            yj_ok
+            and need <= w
+            and need <= caps[i]
+            and _std(_sub(c, i, real), w - need, True, _sub(caps, i, need), f)
+        ):
+            return True
+    # 顺子 holding i (i is the lowest real tile left, so lower places are wilds)
+    if not f.pungs_only and i < 27:
+        base = i - i % 9
+        for start in (i - 2, i - 1, i):
+            if start < base or start % 9 > 6:
+                continue
+            if f.yaojiu_sets and start % 9 not in (0, 6):
+                continue
+            run = (start, start + 1, start + 2)
+            if not all(_allowed(t, f) for t in run):
+                continue
+            cc, cp, ww, ok = c, caps, w, True
+            for t in run:
+                if t == i or (t > i and cc[t] > 0):
+                    cc = _sub(cc, t, 1)
+                elif ww > 0 and cp[t] > 0:
+                    ww -= 1
+                    cp = _sub(cp, t, 1)
+                else:
+                    ok = False
+                    break
+            if ok and _std(cc, ww, pair_done, cp, f):
+                return True
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """A hand to judge: concealed real tiles (34 counts), wilds, exposed meld tiles
+    (each meld one entry, the tile it is three or four of) and their sizes."""
+
+    concealed: Counts
+    wilds: int = 0
+    melds: tuple[int, ...] = ()
+    meld_sizes: tuple[int, ...] = ()
+
+    @classmethod
+    def of(
+        cls,
+        concealed: Iterable[int],
+        *,
+        wilds: int = 0,
+        melds: Sequence[tuple[int, int]] = (),
+    ) -> Shape:
+        """From concealed tile indices and ``(tile, size)`` melds."""
+        c = [0] * N_TILES
+        for t in concealed:
+            c[t] += 1
+        return cls(tuple(c), wilds, tuple(t for t, _ in melds), tuple(n for _, n in melds))
+
+    def add(self, tile: int | None) -> Shape:
+        """The shape with one more tile (``None``: one more wild)."""
+        if tile is None:
+            return Shape(self.concealed, self.wilds + 1, self.melds, self.meld_sizes)
+        return Shape(_sub(self.concealed, tile, -1), self.wilds, self.melds, self.meld_sizes)
+
+    @property
+    def n_concealed(self) -> int:
+        return sum(self.concealed) + self.wilds
+
+    def real_totals(self) -> list[int]:
+        """Real copies of each tile in the hand, exposed ones included."""
+        tot = list(self.concealed)
+        for t, n in zip(self.melds, self.meld_sizes, strict=True):
+            tot[t] += n
+        return tot
+
+    def caps(self) -> Counts:
+        """How many wilds may stand for each tile (no fifth copy)."""
+        if not self.wilds:
+            return ZERO_CAPS
+        return tuple(max(0, 4 - n) for n in self.real_totals())
+
+    def complete(self) -> bool:
+        """Has the tile count of a finished hand (3k + 2 concealed)."""
+        return self.n_concealed % 3 == 2 and self.n_concealed + 3 * len(self.melds) == 14
+
+    # -- forms --------------------------------------------------------------------------
+    def standard(self, limits: Limits = NO_LIMITS) -> bool:
+        if not self.complete():
+            return False
+        if limits.allowed is not None and any(t not in limits.allowed for t in self.melds):
+            return False
+        if limits.yaojiu_sets and not all(is_terminal_or_honour(t) for t in self.melds):
+            return False
+        return _std(self.concealed, self.wilds, False, self.caps(), limits)
+
+    def standard_with(self, pungs: Sequence[int], pair: int | None) -> bool:
+        """A standard win holding a 刻子 (or 杠) of each of ``pungs`` and, if given, the
+        pair ``pair`` - exposed melds count for the pungs."""
+        if not self.complete():
+            return False
+        c = list(self.concealed)
+        caps = list(self.caps())
+        w = self.wilds
+        for t in pungs:
+            if t in self.melds:
+                continue
+            real = min(c[t], 3)
+            need = 3 - real
+            if need > w or need > caps[t]:
+                return False
+            c[t] -= real
+            caps[t] -= need
+            w -= need
+        pair_done = pair is not None
+        if pair is not None:
+            real = min(c[pair], 2)
+            need = 2 - real
+            if need > w or need > caps[pair]:
+                return False
+            c[pair] -= real
+            caps[pair] -= need
+            w -= need
+        return _std(tuple(c), w, pair_done, tuple(caps), NO_LIMITS)
+
+    def seven_pairs(self) -> bool:
+        if self.melds or self.n_concealed != 14:
+            return False
+        singles = sum(n % 2 for n in self.concealed)
+        return singles <= self.wilds
+
+    def seven_pairs_quads(self) -> int:
+        """The most four-of-a-kinds a seven-pairs reading can hold (-1: not seven pairs)."""
+        if not self.seven_pairs():
+            return -1
+        c = self.concealed
+        singles = sum(n % 2 for n in c)
+        spare = (self.wilds - singles) // 2
+        quads = sum(1 for n in c if n >= 3)
+        pairs = sum(1 for n in c if n in (1, 2))
+        return quads + min(spare, pairs + (spare - min(spare, pairs)) // 2)
+
+    def thirteen_orphans(self) -> bool:
+        if self.melds or self.n_concealed != 14:
+            return False
+        c = self.concealed
+        if any(c[t] for t in range(N_TILES) if t not in ORPHANS):
+            return False
+        return max(c) <= 2 and sum(1 for t in ORPHANS if c[t] == 2) <= 1
+
+    def is_win(self, forms: Forms = Forms()) -> bool:
+        return (
+            self.standard()
+            or (forms.seven_pairs and self.seven_pairs())
+            or (forms.thirteen_orphans and self.thirteen_orphans())
+        )
+
+    def waits(self, universe: Sequence[int], forms: Forms = Forms()) -> list[int]:
+        """听牌: the tiles of ``universe`` that complete this 3k+1 hand (a tile already
+        held four times, exposed copies included, cannot come and is left out)."""
+        tot = self.real_totals()
+        return [t for t in universe if tot[t] < 4 and self.add(t).is_win(forms)]
