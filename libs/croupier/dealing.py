@@ -334,6 +334,13 @@ class Dealer:
         b.extend(self._advance(hand))
         return b
 
+    def _away_turn(self, hand: Hand) -> tuple[int, str, dict[str, Any]] | None:
+        """The automatic move of the seat the rules wait on, if that seat is away."""
+        if hand.state.closed or not hand.state.away:
+            return None
+        auto = engine_for(hand.state.variant).auto_action(hand.state)
+        return auto if auto is not None and auto[0] in hand.state.away else None
+
     def expire(self, hand_id: str) -> Batch:
         """The player whose turn it is timed out (or left): play the rules' automatic
         move for them (:meth:`Engine.auto_action`), marked ``args["auto"] = "timeout"``."""
@@ -350,12 +357,27 @@ class Dealer:
         return self._advance(hand)
 
     def _advance(self, hand: Hand) -> Batch:
-        """Deal what the rules ask for; close the hand when it is over."""
+        """Deal what the rules ask for; play the turns of seats that are away; close the
+        hand when it is over."""
         eng = engine_for(hand.state.variant)
+        b = Batch()
         while True:
             req = eng.next_deal(hand.state)
             if req is None:
-                break
+                auto = self._away_turn(hand)
+                if auto is None:
+                    break
+                if hand.writer.pending:  # the dealer's events are sealed by the dealer
+                    b.extend(self._flush(hand, self.dealer))
+                seat, action, args = auto
+                self._append(
+                    hand,
+                    self.gateway,
+                    g.ACTION_TAKEN,
+                    {"seat": seat, "action": action, "args": {**args, "auto": "timeout"}},
+                )
+                b.extend(self._flush(hand, self.gateway))
+                continue
             if req.dice:
                 roll_no, values = hand.shoe.roll(req.die_faces())
                 self._append(
@@ -380,7 +402,6 @@ class Dealer:
                 pos, card = hand.shoe.draw()
                 cards.append({"to": d.to, "card": card, "pos": pos, "up": d.up})
             self._append(hand, self.dealer, g.CARD_DEALT, {"cards": cards})
-        b = Batch()
         if eng.is_over(hand.state):
             carry = eng.carry(hand.state)
             self._append(

@@ -34,7 +34,7 @@ from croupier.pb.croupier.v1 import (
     settlement_pb2,
     settlement_pb2_grpc,
 )
-from croupier_services.bots import bets_for, next_move, theoretical_rtp
+from croupier_services.bots import bets_for, next_move, seat_to_act, theoretical_rtp
 from croupier_services.runtime import Node
 
 STACK = 10_000_000  # minor units each player carries into a hand
@@ -109,6 +109,12 @@ async def play_table(
         # lets its turn run out is played by the dealer (ExpireTurn)
         while view.phase != "closed":
             events = [(e.type, json.loads(e.payload_json)) for e in view.events]
+            seat = seat_to_act(variant, events)
+            if seat is not None:  # the bot decides on its own seat's view (its own cards)
+                own = await gw.GetHandView(
+                    gateway_pb2.GetHandViewRequest(hand_id=h.hand_id, seat=seat)
+                )
+                events = [(e.type, json.loads(e.payload_json)) for e in own.view.events]
             move = next_move(variant, events, rng)
             if move is None:
                 break

@@ -61,6 +61,7 @@ CARDS_REVEALED = "cards.revealed"
 HAND_CLOSED = "hand.closed"
 HAND_OUTCOME = "hand.outcome"
 HAND_SETTLED = "hand.settled"
+AWAY = "away"  # the action.taken by which a seat hands itself over to 托管
 SHOE_OPENED = "shoe.opened"
 SHOE_REVEALED = "shoe.revealed"
 
@@ -259,6 +260,7 @@ class HandState:
     phase: str = "betting"
     closed: bool = False
     positions: list[int] = field(default_factory=list)
+    away: set[int] = field(default_factory=set)  # seats played by 托管 to the end
 
     def seat(self, n: int) -> Seat:
         s = self.seats.get(n)
@@ -302,6 +304,9 @@ class Engine(ABC, Generic[S]):
                     reason="bad_carry",
                 )
             return
+        if type_ == ACTION_TAKEN and payload.get("action") == AWAY:
+            self._verify_away(state, payload)
+            return
         self.verify_event(state, type_, payload)
 
     def apply(self, state: S, type_: str, payload: Mapping[str, Any]) -> None:
@@ -310,7 +315,28 @@ class Engine(ABC, Generic[S]):
             state.closed = True
             state.phase = "closed"
             return
+        if type_ == ACTION_TAKEN and payload.get("action") == AWAY:
+            state.away.add(int(payload["seat"]))
+            return
         self.apply_event(state, type_, payload)
+
+    def _verify_away(self, state: S, payload: Mapping[str, Any]) -> None:
+        """``away``: the seat left (or asked for 托管); the rules' automatic move plays its
+        every turn to the end of the hand. Any family, any phase."""
+        seat = payload.get("seat")
+        if (
+            not isinstance(seat, int)
+            or isinstance(seat, bool)
+            or payload.get("args")
+            not in (
+                None,
+                {},
+            )
+        ):
+            raise ActionRejected("away takes a seat and no arguments", reason="malformed")
+        state.seat(seat)
+        if seat in state.away:
+            raise ActionRejected(f"seat {seat} is already away", reason="already_away")
 
     @abstractmethod
     def verify_event(self, state: S, type_: str, payload: Mapping[str, Any]) -> None:

@@ -56,6 +56,11 @@ class Bot:
     def move(self, eng: Engine[Any], events: Events, rng: random.Random) -> Move | None:
         return None
 
+    def seat_to_act(self, eng: Engine[Any], events: Events) -> int | None:
+        """The seat whose own view the bot needs before deciding (its face-down cards
+        shown), read from the public view; None: the view at hand will do."""
+        return None
+
 
 _BOTS: dict[str, Bot] = {}
 
@@ -82,6 +87,12 @@ def bets_for(
 ) -> list[tuple[int, str, int]]:
     eng, bot = bot_for(variant)
     return bot.bets(eng, rng, seats, shoe_hand_no, stack)
+
+
+def seat_to_act(variant: str, events: Events) -> int | None:
+    """The seat whose view the family's bot wants next (:meth:`Bot.seat_to_act`)."""
+    eng, bot = bot_for(variant)
+    return bot.seat_to_act(eng, events)
 
 
 def next_move(variant: str, events: Events, rng: random.Random) -> Move | None:
@@ -125,6 +136,7 @@ __all__ = [
     "next_move",
     "register",
     "replay_view",
+    "seat_to_act",
     "stake_between",
     "theoretical_rtp",
 ]
