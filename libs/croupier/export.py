@@ -130,6 +130,33 @@ def load_script(text: str) -> HandScript:
         raise InvalidInput(f"hand script: {e}") from e
 
 
+def replay_script(text: str) -> dict[str, Any]:
+    """Run an unsigned hand script through its variant's engine and settlement, as the
+    rule service and settlement would: the outcome, the settlement record and the
+    ledger postings (``croupier hand replay --unsigned``). An unfinished hand, an illegal
+    event or a malformed script raises :class:`InvalidInput` (a ``RuleViolation``)."""
+    from croupier.games import base as g
+    from croupier.games.registry import engine as engine_for
+    from croupier.settlement import settle_state
+
+    sc = load_script(text)
+    eng = engine_for(sc.variant)
+    state = eng.replay(sc.hand_id, list(sc.events))
+    if not state.closed:
+        eng.close_check(state)
+        eng.apply(state, g.HAND_CLOSED, {})
+    hs = settle_state(eng, state)
+    return {
+        "format": SCRIPT_FORMAT,
+        "hand_id": sc.hand_id,
+        "variant": sc.variant,
+        "signed": False,
+        "outcome": eng.outcome(state),
+        "settlement": hs.record,
+        "postings": [list(p) for p in hs.postings],
+    }
+
+
 def keys_for(registry: KeyRegistry, seals: Iterable[Seal]) -> tuple[PublicKeyEntry, ...]:
     ids = sorted({s.key_id for s in seals})
     return tuple(registry.get(k) for k in ids)

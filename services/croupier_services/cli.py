@@ -34,11 +34,10 @@ from croupier import fair
 from croupier.audit import Verdict, audit_hand
 from croupier.cards import DeckSpec, parse_card
 from croupier.errors import CroupierError, InvalidInput, NotationError
-from croupier.export import SCRIPT_FORMAT, dump, load, load_script
+from croupier.export import dump, load, replay_script
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
 from croupier.games.registry import variants
-from croupier.settlement import settle_state
 from croupier_services import logs
 from croupier_services.config import Settings
 
@@ -227,24 +226,7 @@ def cmd_hand(a: argparse.Namespace) -> int:
         return 0
     text = Path(a.id).read_text(encoding="utf-8")
     if a.unsigned:
-        sc = load_script(text)
-        eng = engine_for(sc.variant)
-        state = eng.replay(sc.hand_id, list(sc.events))
-        if not state.closed:
-            eng.close_check(state)
-            eng.apply(state, g.HAND_CLOSED, {})
-        hs = settle_state(eng, state)
-        _json(
-            {
-                "format": SCRIPT_FORMAT,
-                "hand_id": sc.hand_id,
-                "variant": sc.variant,
-                "signed": False,
-                "outcome": eng.outcome(state),
-                "settlement": hs.record,
-                "postings": [list(p) for p in hs.postings],
-            }
-        )
+        _json(replay_script(text))
         return 0
     x = load(text)
     rep = audit_hand(x.hand_id, x.hand, x.shoe, x.registry(), x.settlement)
