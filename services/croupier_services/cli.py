@@ -249,7 +249,7 @@ def parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("demo", help="run the embedded cluster with simulated players")
     d.add_argument("--games", help="comma-separated variant ids (default: all registered)")
-    d.add_argument("--hands", type=int, default=1000, help="hands per game (default 1000)")
+    d.add_argument("--hands", type=int, default=30, help="hands per game (default 30)")
     d.add_argument("--tables", type=int, default=4)
     d.add_argument("--players", type=int, default=8)
     d.add_argument("--seed", type=int, default=1)
