@@ -20,6 +20,7 @@ from croupier.games.baccarat.engine import BaccaratEngine
 from croupier.games.baccarat.rules import Spot, deal_coup
 from croupier.games.registry import engine, variant_config
 from croupier.settlement import settle_events
+from croupier.testing import dealt_from
 
 ENG: BaccaratEngine = engine("baccarat")  # type: ignore[assignment]
 DECK = variant_config("baccarat").deck
@@ -91,11 +92,8 @@ def random_hands(draw: st.DrawFn) -> RandomHand:
     ENG.step(state, g.BETTING_CLOSED, {})
     pos = start
     while (req := ENG.next_deal(state)) is not None:
-        cards = []
-        for d in req.cards:
-            cards.append({"to": d.to, "card": order[pos], "pos": pos, "up": d.up})
-            pos += 1
-        payload = {"cards": cards}
+        payload = dealt_from(order, pos, req)
+        pos += len(req.cards)
         ENG.step(state, g.CARD_DEALT, payload)
         deal.append((g.CARD_DEALT, payload))
     deal.append((g.HAND_CLOSED, {"positions_used": pos}))

@@ -24,6 +24,7 @@ from croupier.games.blackjack.engine import BlackjackEngine, BlackjackState
 from croupier.games.blackjack.rules import Action
 from croupier.games.registry import engine
 from croupier.settlement import settle_state
+from croupier.testing import dealt_from
 
 Events = list[tuple[str, Mapping[str, Any]]]
 RIGGED = ["As", "8c", "Kc", "Qd", "Ts", "5h", "6c", "2d", "3s", "9h"]
@@ -97,11 +98,8 @@ def played_hands(draw: st.DrawFn) -> Played:
         if req is not None and req.reveal:
             step(g.CARDS_REVEALED, {"to": "dealer", "cards": [state.hole]})
         elif req is not None:
-            cards = []
-            for d in req.cards:
-                cards.append({"to": d.to, "card": order[pos], "pos": pos, "up": d.up})
-                pos += 1
-            step(g.CARD_DEALT, {"cards": cards})
+            step(g.CARD_DEALT, dealt_from(order, pos, req))
+            pos += len(req.cards)
         else:
             turn = e.to_act(state)
             assert turn is not None and turn.actions, state.phase

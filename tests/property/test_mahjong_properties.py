@@ -19,6 +19,7 @@ from croupier.games import base as g
 from croupier.games.mahjong.engine import MahjongEngine
 from croupier.games.mahjong.state import MahjongState
 from croupier.games.registry import engine
+from croupier.testing import dealt_from, rolled_from
 
 Events = list[tuple[str, Mapping[str, Any]]]
 VARIANTS = ["mahjong.xuezhan", "mahjong.xuezhan_daodi", "mahjong.guangdong"]
@@ -51,16 +52,11 @@ def play(
     while not e.is_over(state):
         req = e.next_deal(state)
         if req is not None and req.dice:
-            faces = req.die_faces()
-            dice = fair.roll(faces, seed, "prop", 1, rolls)
-            step(g.DICE_ROLLED, {"dice": dice, "faces": list(faces), "roll": rolls})
+            step(g.DICE_ROLLED, rolled_from(req, seed, rolls))
             rolls += 1
         elif req is not None:
-            cards = []
-            for d in req.cards:
-                cards.append({"to": d.to, "card": order[pos], "pos": pos, "up": d.up})
-                pos += 1
-            step(g.CARD_DEALT, {"cards": cards})
+            step(g.CARD_DEALT, dealt_from(order, pos, req))
+            pos += len(req.cards)
         else:
             if policy == "timeout":
                 act = e.auto_action(state)

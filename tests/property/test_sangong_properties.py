@@ -24,6 +24,7 @@ from croupier.games.registry import variant_config
 from croupier.games.sangong.engine import SPOTS, Act, SangongEngine, SangongState
 from croupier.games.sangong.hands import banker_wins
 from croupier.money import HOUSE
+from croupier.testing import dealt_from, rolled_from
 
 Events = list[tuple[str, Mapping[str, Any]]]
 STACKS = [10**8, 10**6, 10**6, 50_000, 7_000, 1_000, 0]
@@ -67,7 +68,7 @@ def played_hands(draw: st.DrawFn) -> Played:
         lim = e.spot_limits
         for i, stack in enumerate(stacks):
             left = stack
-            for spot in draw(st.lists(st.sampled_from(SPOTS), max_size=3)):
+            for spot in draw(st.lists(st.sampled_from(SPOTS), max_size=3, unique=True)):
                 most = min(lim.max, left) // lim.step
                 if most * lim.step < lim.min:
                     break
@@ -80,18 +81,13 @@ def played_hands(draw: st.DrawFn) -> Played:
         req = e.next_deal(p.state)
         if req is not None:
             if req.dice:
-                dice = fair.roll(req.die_faces(), seed, "client", 1, rolls)
-                step(p, g.DICE_ROLLED, {"dice": dice, "faces": list(req.faces), "roll": rolls})
+                step(p, g.DICE_ROLLED, rolled_from(req, seed, rolls, "client"))
                 rolls += 1
             for t in req.reveal:
                 step(p, g.CARDS_REVEALED, {"to": t, "cards": list(p.state.dealt[t])})
             if req.cards:
-                cards = [
-                    {"to": d.to, "card": deck[pos + i], "pos": pos + i, "up": d.up}
-                    for i, d in enumerate(req.cards)
-                ]
-                pos += len(cards)
-                step(p, g.CARD_DEALT, {"cards": cards})
+                step(p, g.CARD_DEALT, dealt_from(deck, pos, req))
+                pos += len(req.cards)
             continue
         turns = e.to_act(p.state)
         assert turns

@@ -15,10 +15,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from croupier import fair
 from croupier.games import base as g
 from croupier.games.registry import variant_config
 from croupier.games.slots.engine import SlotEngine, SlotState
+from croupier.testing import rolled_from
 
 Events = list[tuple[str, Mapping[str, Any]]]
 
@@ -56,9 +56,7 @@ def hands(draw: st.DrawFn) -> tuple[Events, SlotState]:
     while not e.is_over(state):
         req = e.next_deal(state)
         if req is not None:
-            faces = list(req.die_faces())
-            dice = fair.roll(faces, seed, "prop", 1, state.rolls)
-            assert step(g.DICE_ROLLED, {"dice": dice, "faces": faces, "roll": state.rolls})
+            assert step(g.DICE_ROLLED, rolled_from(req, seed, state.rolls))
             continue
         if draw(st.integers(0, 3)) == 0:
             assert step(g.ACTION_TAKEN, {"seat": 1, "action": "collect", "args": {}})

@@ -22,6 +22,7 @@ from croupier.games.tongzi.erbagang import ErbagangEngine, ErbagangState
 from croupier.games.tongzi.tiles import TILES
 from croupier.games.tongzi.tuitongzi import TuitongziEngine, TuitongziState
 from croupier.settlement import settle_state
+from croupier.testing import dealt_from
 
 DECK = [t for t in TILES for _ in range(4)]
 Events = list[tuple[str, Mapping[str, Any]]]
@@ -48,12 +49,8 @@ def deal(e: g.Engine[Any], state: Any, events: Events, tiles: list[str], rolls: 
             step(e, state, events, g.DICE_ROLLED, {"dice": dice, "faces": faces, "roll": n_roll})
             n_roll += 1
         elif req.cards:
-            cards = [
-                {"to": d.to, "card": tiles[pos + i], "pos": pos + i, "up": d.up}
-                for i, d in enumerate(req.cards)
-            ]
-            pos += len(cards)
-            step(e, state, events, g.CARD_DEALT, {"cards": cards})
+            step(e, state, events, g.CARD_DEALT, dealt_from(tiles, pos, req))
+            pos += len(req.cards)
         else:
             for to in req.reveal:
                 hidden = [

@@ -26,13 +26,18 @@ from croupier.games import base as g
 from croupier.games.registry import engine
 from croupier.settlement import HandSettlement, settle_state
 from croupier.signing import KeyRegistry, Signer
+from croupier.testing import (
+    DEALER,
+    GATEWAY,
+    REGISTRY,
+    RULES,
+    SETTLEMENT,
+    SIGNERS,
+    T0,
+    append_signed,
+    stream_of,
+)
 
-DEALER = Signer.from_seed("dealer", "dealer-k1", bytes([1]) * 32)
-GATEWAY = Signer.from_seed("gateway", "gateway-k1", bytes([2]) * 32)
-RULES = Signer.from_seed("rules", "rules-k1", bytes([3]) * 32)
-SETTLEMENT = Signer.from_seed("settlement", "settlement-k1", bytes([4]) * 32)
-SIGNERS = {s.producer: s for s in (DEALER, GATEWAY, RULES, SETTLEMENT)}
-REGISTRY = KeyRegistry(s.public_entry() for s in SIGNERS.values())
 ENG = engine("baccarat")
 SEATS = [
     {"seat": 1, "player": "alice", "stack": 10**7},
@@ -47,7 +52,6 @@ BETS = [
 ]
 HAND = "t1_h1"
 SHOE = "t1_s1"
-T0 = 1_700_000_000_000
 
 
 def seed_of(n: int) -> bytes:
@@ -74,20 +78,6 @@ class Built:
 
     def seq_of(self, type_: str, nth: int = 0) -> int:
         return [e.seq for e in self.hand.events if e.type == type_][nth]
-
-
-def stream_of(batches: Sequence[Batch], stream: str) -> StreamLog:
-    events = tuple(e for b in batches for e in b.events if e.stream == stream)
-    seals = tuple(s for b in batches for s in b.seals if any(x.stream == stream for x in s.entries))
-    return StreamLog(events, seals)
-
-
-def append_signed(log: StreamLog, type_: str, signer: Signer, payload: Any, at: int) -> StreamLog:
-    last = log.events[-1]
-    ev = make_event(
-        last.stream, last.seq + 1, type_, signer.producer, signer.key_id, last.hash, payload
-    )
-    return StreamLog((*log.events, ev), (*log.seals, seal(signer, [ev], at)))
 
 
 def finish(dealt: StreamLog) -> tuple[StreamLog, HandSettlement]:

@@ -7,34 +7,24 @@ the public sees of the dealer's face-down card."""
 from __future__ import annotations
 
 import copy
-import hashlib
-import itertools
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from croupier.audit import StoredSettlement, StreamLog, Verdict, audit_hand
-from croupier.dealing import Batch, Dealer, Hand
+from croupier.audit import Verdict, audit_hand
+from croupier.dealing import Batch, Hand
 from croupier.errors import ActionRejected, NotFound, RuleViolation
-from croupier.events import GENESIS, Event, Seal, heads_of, make_event, seal, verify_chain
+from croupier.events import Event, verify_chain
 from croupier.games import base as g
 from croupier.games.blackjack.engine import BlackjackEngine
 from croupier.games.registry import engine
-from croupier.settlement import HandSettlement, settle_state
-from croupier.signing import KeyRegistry, Signer
+from croupier.testing import REGISTRY, DealerRun, rechain, seat_rows
 from croupier_services.dealer import redact_public
 from croupier_services.views import HIDDEN, redact
 
-DEALER = Signer.from_seed("dealer", "dealer-k1", bytes([1]) * 32)
-GATEWAY = Signer.from_seed("gateway", "gateway-k1", bytes([2]) * 32)
-RULES = Signer.from_seed("rules", "rules-k1", bytes([3]) * 32)
-SETTLEMENT = Signer.from_seed("settlement", "settlement-k1", bytes([4]) * 32)
-SIGNERS = {s.producer: s for s in (DEALER, GATEWAY, RULES, SETTLEMENT)}
-REGISTRY = KeyRegistry(s.public_entry() for s in SIGNERS.values())
-SEATS = [{"seat": n, "player": f"p{n}", "stack": 10**7} for n in (1, 2, 3)]
-T0 = 1_700_000_000_000
+SEATS = seat_rows((1, 2, 3), 10**7)
 
 
 def eng(variant: str) -> BlackjackEngine:
@@ -44,43 +34,12 @@ def eng(variant: str) -> BlackjackEngine:
 
 
 @dataclass
-class Run:
-    """A dealer with a counting clock and numbered seeds, keeping every batch."""
+class Run(DealerRun):
+    """A blackjack table; each hand bets 1000, 2000 and 500 on the main spots."""
 
-    variant: str
-    seed_base: int = 1
-    batches: list[Batch] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        clock = itertools.count(T0)
-        seeds: Iterator[bytes] = (
-            hashlib.sha256(f"bj seed {n}".encode()).digest()
-            for n in itertools.count(self.seed_base)
-        )
-        self.d = Dealer(
-            DEALER, GATEWAY, clock_ms=lambda: next(clock), seed_source=lambda: next(seeds)
-        )
-        self.keep(self.d.open_table("t1", self.variant))
-
-    def keep(self, b: Batch) -> Batch:
-        self.batches.append(b)
-        return b
-
-    def open(self, bets: Sequence[int] = (1000, 2000, 500)) -> Hand:
-        hid, b = self.d.open_hand("t1", SEATS)
-        self.keep(b)
-        self.keep(
-            self.d.place_bets(
-                hid,
-                [
-                    {"seat": s, "spot": "main", "amount": a}
-                    for s, a in zip((1, 2, 3), bets, strict=False)
-                ],
-            )
-        )
-        hand = self.d.hand(hid)
-        self.keep(self.d.close_betting(hid))
-        return hand
+    seed_label: str = "bj"
+    seats: Sequence[Mapping[str, Any]] = tuple(SEATS)
+    bets: Sequence[tuple[int, str, int]] = ((1, "main", 1000), (2, "main", 2000), (3, "main", 500))
 
     def play_out(self, hand: Hand) -> None:
         e = eng(self.variant)
@@ -88,45 +47,7 @@ class Run:
             turn = e.to_act(hand.state)
             assert turn is not None, hand.state.phase
             action = e.advise(hand.state, turn)
-            self.keep(self.d.act(hand.hand_id, turn.seat, action.value, {}))
-
-    def stream(self, stream: str) -> StreamLog:
-        events = tuple(e for b in self.batches for e in b.events if e.stream == stream)
-        seals = tuple(
-            s for b in self.batches for s in b.seals if any(x.stream == stream for x in s.entries)
-        )
-        return StreamLog(events, seals)
-
-
-def append_signed(log: StreamLog, type_: str, signer: Signer, payload: Any, at: int) -> StreamLog:
-    last = log.events[-1]
-    ev = make_event(
-        last.stream, last.seq + 1, type_, signer.producer, signer.key_id, last.hash, payload
-    )
-    return StreamLog((*log.events, ev), (*log.seals, seal(signer, [ev], at)))
-
-
-def finish(e: BlackjackEngine, hand_id: str, dealt: StreamLog) -> tuple[StreamLog, HandSettlement]:
-    """The rule service's outcome and the settlement service's settled event."""
-    state = e.replay(hand_id, [(x.type, x.payload) for x in dealt.events])
-    with_outcome = append_signed(dealt, g.HAND_OUTCOME, RULES, e.outcome(state), T0 + 10**6)
-    hs = settle_state(e, state)
-    return append_signed(
-        with_outcome, g.HAND_SETTLED, SETTLEMENT, hs.settled_payload(), T0 + 10**6 + 1
-    ), hs
-
-
-def rechain(stream: str, specs: Sequence[tuple[str, str, Any]]) -> StreamLog:
-    events: list[Event] = []
-    seals: list[Seal] = []
-    prev = GENESIS
-    for i, (type_, producer, payload) in enumerate(specs):
-        s = SIGNERS[producer]
-        ev = make_event(stream, i, type_, s.producer, s.key_id, prev, payload)
-        prev = ev.hash
-        events.append(ev)
-        seals.append(seal(s, heads_of([ev]), T0 + i))
-    return StreamLog(tuple(events), tuple(seals))
+            self.keep(self.dealer.act(hand.hand_id, turn.seat, action.value, {}))
 
 
 @pytest.mark.parametrize("variant", ["blackjack.multi", "blackjack.lucky"])
@@ -138,7 +59,7 @@ def test_hands_through_the_dealer_validate_close_settle_and_audit(variant: str) 
         hand = run.open()
         run.play_out(hand)
         hands.append(hand)
-    run.keep(run.d.close_table("t1"))
+    run.keep(run.dealer.close_table("t1"))
     for hand in hands:
         log = run.stream(hand.hand_id)
         verify_chain(log.events)
@@ -164,12 +85,8 @@ def test_hands_through_the_dealer_validate_close_settle_and_audit(variant: str) 
             assert shown[0][1] == {"to": "dealer", "cards": [down[0][1]]}
         else:
             assert g.CARDS_REVEALED not in types
-        full, hs = finish(e, hand.hand_id, log)
+        rep, hs = run.audit(hand.hand_id)
         assert sum(n for _, n in hs.postings) == 0
-        shoe = run.stream(hand.shoe.shoe_id)
-        rep = audit_hand(
-            hand.hand_id, full, shoe, REGISTRY, StoredSettlement(hs.record_bytes, hs.postings)
-        )
         assert rep.verdict is Verdict.PASS, rep.to_json_dict()
         assert rep.checks[-1] == "fairness"
     # a 幸运21点 shoe outlives its hands; 多人21点 shuffles per hand
@@ -222,18 +139,18 @@ def test_a_refused_action_writes_nothing(variant: str) -> None:
         (turn.seat, "fold", "unknown_action"),
     ):
         with pytest.raises(ActionRejected) as err:
-            run.d.act(hand.hand_id, seat, action, {})
+            run.dealer.act(hand.hand_id, seat, action, {})
         assert err.value.reason == reason
         assert len(hand.events) == before_events and not hand.writer.pending
         assert hand.state == before_state
     run.play_out(hand)
     with pytest.raises(NotFound):  # the hand is finished: the dealer holds it no more
-        run.d.act(hand.hand_id, turn.seat, "hit", {})
+        run.dealer.act(hand.hand_id, turn.seat, "hit", {})
 
 
 def test_lucky_opens_a_new_shoe_when_fewer_than_26_cards_remain() -> None:
     run = Run("blackjack.lucky")
-    table = run.d.table("t1")
+    table = run.dealer.table("t1")
     seen_new = 0
     for _ in range(60):
         shoe_before = table.shoe
@@ -289,16 +206,18 @@ def opened(b: Batch) -> Event:
 
 def bet(run: Run, hid: str, bets: dict[int, int]) -> None:
     run.keep(
-        run.d.place_bets(hid, [{"seat": s, "spot": "main", "amount": a} for s, a in bets.items()])
+        run.dealer.place_bets(
+            hid, [{"seat": s, "spot": "main", "amount": a} for s, a in bets.items()]
+        )
     )
 
 
 def expire_all(run: Run, hid: str) -> list[tuple[int, str]]:
     """ExpireTurn until nobody is waiting (the betting countdown, or the whole hand)."""
     done = []
-    while hid in run.d.hands:
+    while hid in run.dealer.hands:
         try:
-            b = run.keep(run.d.expire(hid))
+            b = run.keep(run.dealer.expire(hid))
         except ActionRejected as e:
             assert e.reason == "no_turn"
             break
@@ -310,29 +229,29 @@ def expire_all(run: Run, hid: str) -> list[tuple[int, str]]:
 
 def test_repeat_bets_the_own_seat_again_and_never_the_other_seats() -> None:
     run = Run("blackjack.multi")
-    hid, b = run.d.open_hand("t1", MANY)
+    hid, b = run.dealer.open_hand("t1", MANY)
     assert opened(b).payload["carry"] == {}
     bet(run, hid, {1: 1500, 4: 9000, 2: 700, 3: 3000})
-    run.keep(run.d.close_betting(hid))
-    hand = run.d.hands[hid]
+    run.keep(run.dealer.close_betting(hid))
+    hand = run.dealer.hands[hid]
     run.play_out(hand)
     closed = run.stream(hid).events[-1]
     # the own seat's bet only: p1's 9000 on seat 4 is not a 续押 amount
     assert closed.payload["carry"] == {"last_bets": {"p1": 1500, "p2": 700, "p3": 3000}}
-    hid2, b2 = run.d.open_hand("t1", MANY)
+    hid2, b2 = run.dealer.open_hand("t1", MANY)
     assert opened(b2).payload["carry"] == closed.payload["carry"]
-    st = run.d.hands[hid2].state
+    st = run.dealer.hands[hid2].state
     e = eng("blackjack.multi")
     for seat, reason in ((4, "not_own_seat"),):
         with pytest.raises(ActionRejected) as err:
             e.verify(st, g.ACTION_TAKEN, {"seat": seat, "action": "repeat", "args": {}})
         assert err.value.reason == reason
-    run.keep(run.d.act(hid2, 1, "repeat", {}))
-    assert run.d.hands[hid2].state.play[1].bet == 1500
-    n = len(run.d.hands[hid2].events)
+    run.keep(run.dealer.act(hid2, 1, "repeat", {}))
+    assert run.dealer.hands[hid2].state.play[1].bet == 1500
+    n = len(run.dealer.hands[hid2].events)
     with pytest.raises(ActionRejected) as err:
-        run.d.act(hid2, 1, "repeat", {})
-    assert err.value.reason == "already_bet" and len(run.d.hands[hid2].events) == n
+        run.dealer.act(hid2, 1, "repeat", {})
+    assert err.value.reason == "already_bet" and len(run.dealer.hands[hid2].events) == n
 
 
 def test_repeat_is_refused_when_the_stack_cannot_cover_it() -> None:
@@ -369,42 +288,35 @@ def test_repeat_is_refused_when_the_stack_cannot_cover_it() -> None:
 def test_timeouts_bet_by_repeat_then_play_by_the_strategy_guide_and_audit_pass() -> None:
     e = eng("blackjack.multi")
     run = Run("blackjack.multi")
-    hid, b = run.d.open_hand("t1", MANY)
+    hid, b = run.dealer.open_hand("t1", MANY)
     run.keep(b)
     bet(run, hid, {1: 2500, 2: 800, 3: 3000})
-    run.keep(run.d.close_betting(hid))
-    run.play_out(run.d.hands[hid])
+    run.keep(run.dealer.close_betting(hid))
+    run.play_out(run.dealer.hands[hid])
     # next hand: p3 lost and has 2000 left; nobody bets before the countdown ends
     short = [dict(r, stack=2000) if r["player"] == "p3" else r for r in MANY]
-    hid2, b2 = run.d.open_hand("t1", short)
+    hid2, b2 = run.dealer.open_hand("t1", short)
     run.keep(b2)
     assert expire_all(run, hid2) == [(1, "repeat"), (2, "repeat"), (3, "min_bet")]
-    st = run.d.hands[hid2].state
+    st = run.dealer.hands[hid2].state
     assert {s: p.bet for s, p in st.play.items()} == {1: 2500, 2: 800, 3: e.table.min_bet}
-    hand = run.d.hands[hid2]
-    run.keep(run.d.close_betting(hid2))
+    hand = run.dealer.hands[hid2]
+    run.keep(run.dealer.close_betting(hid2))
     moves = expire_all(run, hid2)
     assert hand.state.closed and moves  # played to the end by the advisor
-    full, hs = finish(e, hid2, run.stream(hid2))
-    rep = audit_hand(
-        hid2,
-        full,
-        run.stream(hand.shoe.shoe_id),
-        REGISTRY,
-        StoredSettlement(hs.record_bytes, hs.postings),
-    )
+    rep, _ = run.audit(hid2)
     assert rep.verdict is Verdict.PASS, rep.to_json_dict()
 
 
 def test_lucky_has_no_repeat_and_a_client_cannot_claim_a_timeout() -> None:
     run = Run("blackjack.lucky")
-    hid, _ = run.d.open_hand("t1", SEATS)
+    hid, _ = run.dealer.open_hand("t1", SEATS)
     with pytest.raises(ActionRejected) as err:
-        run.d.act(hid, 1, "repeat", {})
+        run.dealer.act(hid, 1, "repeat", {})
     assert err.value.reason == "unknown_action"
     with pytest.raises(ActionRejected) as err:
-        run.d.expire(hid)
+        run.dealer.expire(hid)
     assert err.value.reason == "no_turn"
     with pytest.raises(ActionRejected) as err:
-        run.d.act(hid, 1, "hit", {"auto": "yes"})
+        run.dealer.act(hid, 1, "hit", {"auto": "yes"})
     assert err.value.reason == "malformed"

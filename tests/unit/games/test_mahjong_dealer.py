@@ -7,33 +7,23 @@ PASS; refused actions write nothing."""
 from __future__ import annotations
 
 import copy
-import hashlib
-import itertools
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from croupier.audit import StoredSettlement, StreamLog, Verdict, audit_hand
-from croupier.dealing import Batch, Dealer, Hand
+from croupier.audit import Verdict
+from croupier.dealing import Hand
 from croupier.errors import ActionRejected
-from croupier.events import make_event, seal
 from croupier.games import base as g
 from croupier.games.mahjong.engine import MahjongEngine
 from croupier.games.mahjong.state import TURN
 from croupier.games.mahjong.tiles import tile_index, tile_name
 from croupier.games.registry import engine
-from croupier.settlement import HandSettlement, settle_state
-from croupier.signing import KeyRegistry, Signer
+from croupier.testing import DealerRun, seat_rows
 
-DEALER = Signer.from_seed("dealer", "dealer-k1", bytes([1]) * 32)
-GATEWAY = Signer.from_seed("gateway", "gateway-k1", bytes([2]) * 32)
-RULES = Signer.from_seed("rules", "rules-k1", bytes([3]) * 32)
-SETTLEMENT = Signer.from_seed("settlement", "settlement-k1", bytes([4]) * 32)
-REGISTRY = KeyRegistry(s.public_entry() for s in (DEALER, GATEWAY, RULES, SETTLEMENT))
-SEATS = [{"seat": n, "player": f"p{n}", "stack": 200_000} for n in (1, 2, 3, 4)]
-T0 = 1_700_000_000_000
+SEATS = seat_rows((1, 2, 3, 4), 200_000)
 VARIANTS = ["mahjong.xuezhan", "mahjong.xuezhan_daodi", "mahjong.guangdong"]
 
 
@@ -44,32 +34,11 @@ def eng(variant: str) -> MahjongEngine:
 
 
 @dataclass
-class Run:
-    variant: str
-    seed_base: int = 1
-    batches: list[Batch] = field(default_factory=list)
+class Run(DealerRun):
+    """A mahjong table of four seats, played by the 托管 policy."""
 
-    def __post_init__(self) -> None:
-        clock = itertools.count(T0)
-        seeds: Iterator[bytes] = (
-            hashlib.sha256(f"mj seed {n}".encode()).digest()
-            for n in itertools.count(self.seed_base)
-        )
-        self.d = Dealer(
-            DEALER, GATEWAY, clock_ms=lambda: next(clock), seed_source=lambda: next(seeds)
-        )
-        self.keep(self.d.open_table("t1", self.variant))
-
-    def keep(self, b: Batch) -> Batch:
-        self.batches.append(b)
-        return b
-
-    def open(self) -> Hand:
-        hid, b = self.d.open_hand("t1", SEATS)
-        self.keep(b)
-        hand = self.d.hand(hid)
-        self.keep(self.d.close_betting(hid))
-        return hand
+    seed_label: str = "mj"
+    seats: Sequence[Mapping[str, Any]] = tuple(SEATS)
 
     def play_out(self, hand: Hand, *, timeouts: bool = False) -> None:
         """Every decision by the 托管 policy: the players' (``advise``) or, with
@@ -77,35 +46,11 @@ class Run:
         e = eng(self.variant)
         while not hand.state.closed:
             if timeouts:
-                self.keep(self.d.expire(hand.hand_id))
+                self.keep(self.dealer.expire(hand.hand_id))
                 continue
             seat = e.to_act(hand.state)[0]
             seat, action, args = e.advise(hand.state, seat)
-            self.keep(self.d.act(hand.hand_id, seat, action, args))
-
-    def stream(self, stream: str) -> StreamLog:
-        events = tuple(e for b in self.batches for e in b.events if e.stream == stream)
-        seals = tuple(
-            s for b in self.batches for s in b.seals if any(x.stream == stream for x in s.entries)
-        )
-        return StreamLog(events, seals)
-
-
-def append_signed(log: StreamLog, type_: str, signer: Signer, payload: Any, at: int) -> StreamLog:
-    last = log.events[-1]
-    ev = make_event(
-        last.stream, last.seq + 1, type_, signer.producer, signer.key_id, last.hash, payload
-    )
-    return StreamLog((*log.events, ev), (*log.seals, seal(signer, [ev], at)))
-
-
-def finish(e: MahjongEngine, hand_id: str, dealt: StreamLog) -> tuple[StreamLog, HandSettlement]:
-    state = e.replay(hand_id, [(x.type, x.payload) for x in dealt.events])
-    with_outcome = append_signed(dealt, g.HAND_OUTCOME, RULES, e.outcome(state), T0 + 10**6)
-    hs = settle_state(e, state)
-    return append_signed(
-        with_outcome, g.HAND_SETTLED, SETTLEMENT, hs.settled_payload(), T0 + 10**6 + 1
-    ), hs
+            self.keep(self.dealer.act(hand.hand_id, seat, action, args))
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -117,7 +62,7 @@ def test_whole_hands_through_the_dealer_settle_and_audit_pass(variant: str) -> N
         hand = run.open()
         run.play_out(hand, timeouts=k == 1)
         hands.append(hand)
-    run.keep(run.d.close_table("t1"))
+    run.keep(run.dealer.close_table("t1"))
     for k, hand in enumerate(hands):
         log = run.stream(hand.hand_id)
         types = [x.type for x in log.events]
@@ -135,15 +80,8 @@ def test_whole_hands_through_the_dealer_settle_and_audit_pass(variant: str) -> N
         )
         acts = [x.payload for x in log.events if x.type == g.ACTION_TAKEN]
         assert acts and all((a["args"].get("auto") == "timeout") == (k == 1) for a in acts)
-        full, hs = finish(e, hand.hand_id, log)
+        rep, hs = run.audit(hand.hand_id)
         assert sum(n for _, n in hs.postings) == 0
-        rep = audit_hand(
-            hand.hand_id,
-            full,
-            run.stream(hand.shoe.shoe_id),
-            REGISTRY,
-            StoredSettlement(hs.record_bytes, hs.postings),
-        )
         assert rep.verdict is Verdict.PASS, rep.to_json_dict()
     first, second = hands
     carry = first.events[-1].payload["carry"]
@@ -157,7 +95,7 @@ def waiting_turn(variant: str) -> tuple[Run, Hand]:
     e = eng(variant)
     while hand.state.step != TURN:
         seat = e.to_act(hand.state)[0]
-        run.keep(run.d.act(hand.hand_id, *e.advise(hand.state, seat)))
+        run.keep(run.dealer.act(hand.hand_id, *e.advise(hand.state, seat)))
     return run, hand
 
 
@@ -186,7 +124,7 @@ def test_refused_actions_write_nothing(variant: str) -> None:
         cases.append((seat, "discard", {"tile": tile_name(st.ghost)}, "ghost_discard"))
     for s, action, args, reason in cases:
         with pytest.raises(ActionRejected) as err:
-            run.d.act(hand.hand_id, s, action, args)
+            run.dealer.act(hand.hand_id, s, action, args)
         assert err.value.reason == reason, (action, args, err.value.message)
         assert len(hand.events) == before_events and not hand.writer.pending
         assert hand.state == before_state
@@ -223,19 +161,12 @@ def test_the_demo_bot_plays_a_hand_from_a_players_view() -> None:
             ]
         move = next_move(variant, events, rng)
         assert move is not None and move.timeout
-        b = run.keep(run.d.expire(hand.hand_id))
+        b = run.keep(run.dealer.expire(hand.hand_id))
         view_seat = next(e.payload["seat"] for e in b.events if e.type == g.ACTION_TAKEN)
     closed = [(x.type, x.payload) for x in hand.events]
     assert next_move(variant, closed, rng) is None
-    full, hs = finish(eng(variant), hand.hand_id, run.stream(hand.hand_id))
-    run.keep(run.d.close_table("t1"))
-    rep = audit_hand(
-        hand.hand_id,
-        full,
-        run.stream(hand.shoe.shoe_id),
-        REGISTRY,
-        StoredSettlement(hs.record_bytes, hs.postings),
-    )
+    run.keep(run.dealer.close_table("t1"))
+    rep, _ = run.audit(hand.hand_id)
     assert rep.verdict is Verdict.PASS, rep.to_json_dict()
 
 
@@ -248,7 +179,7 @@ def test_the_three_tiles_passed_are_hidden_from_the_others_until_the_hand_ends()
     e = eng("mahjong.xuezhan")
     run = Run("mahjong.xuezhan")
     hand = run.open()
-    b = run.keep(run.d.expire(hand.hand_id))  # the first seat's 换三张, played by 托管
+    b = run.keep(run.dealer.expire(hand.hand_id))  # the first seat's 换三张, played by 托管
     (swap,) = [x for x in b.events if x.type == g.ACTION_TAKEN]
     assert swap.payload["action"] == "swap"
     seat = swap.payload["seat"]

@@ -7,64 +7,31 @@ hand; timeouts; refused actions write nothing."""
 from __future__ import annotations
 
 import copy
-import hashlib
-import itertools
 import json
 import random
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from croupier.audit import StoredSettlement, StreamLog, Verdict, audit_hand
-from croupier.dealing import Batch, Dealer, Hand
+from croupier.audit import Verdict
+from croupier.dealing import Hand
 from croupier.errors import RuleViolation
-from croupier.events import Seal, make_event, seal
 from croupier.games import base as g
 from croupier.games.poker.zhajinhua import ZhajinhuaEngine, visible_hands
 from croupier.games.registry import engine
-from croupier.settlement import HandSettlement, settle_state
-from croupier.signing import KeyRegistry, Signer
+from croupier.testing import DealerRun, seat_rows
 from croupier_services.bots import next_move
 from croupier_services.views import HIDDEN, redact
 
-DEALER = Signer.from_seed("dealer", "dealer-k1", bytes([1]) * 32)
-GATEWAY = Signer.from_seed("gateway", "gateway-k1", bytes([2]) * 32)
-RULES = Signer.from_seed("rules", "rules-k1", bytes([3]) * 32)
-SETTLEMENT = Signer.from_seed("settlement", "settlement-k1", bytes([4]) * 32)
-REGISTRY = KeyRegistry(s.public_entry() for s in (DEALER, GATEWAY, RULES, SETTLEMENT))
-T0 = 1_700_000_000_000
 VARIANTS = ["holdem.must_bet", "holdem.two_plus_three", "zhajinhua"]
 
 
 @dataclass
-class Run:
-    variant: str
-    seed_base: int = 1
-    batches: list[Batch] = field(default_factory=list)
+class Run(DealerRun):
+    """A poker table; the hands are played by the demo bots."""
 
-    def __post_init__(self) -> None:
-        clock = itertools.count(T0)
-        seeds: Iterator[bytes] = (
-            hashlib.sha256(f"poker seed {n}".encode()).digest()
-            for n in itertools.count(self.seed_base)
-        )
-        self.d = Dealer(
-            DEALER, GATEWAY, clock_ms=lambda: next(clock), seed_source=lambda: next(seeds)
-        )
-        self.keep(self.d.open_table("t1", self.variant))
-
-    def keep(self, b: Batch) -> Batch:
-        self.batches.append(b)
-        return b
-
-    def open(self, seats: Sequence[dict[str, Any]]) -> Hand:
-        hid, b = self.d.open_hand("t1", seats)
-        self.keep(b)
-        hand = self.d.hand(hid)
-        self.keep(self.d.close_betting(hid))
-        return hand
+    seed_label: str = "poker"
 
     def play_out(self, hand: Hand, rng: random.Random) -> None:
         """The bots decide on the view of the seat to act (others' cards are ??)."""
@@ -73,39 +40,13 @@ class Run:
             view = [(e.type, json.loads(e.payload_json)) for e in redact(hand.events, seat)]
             move = next_move(self.variant, view, rng)
             assert move is not None, hand.state.phase
-            self.keep(self.d.act(hand.hand_id, move.seat, move.action, move.args))
-
-    def stream(self, stream: str) -> StreamLog:
-        events = tuple(e for b in self.batches for e in b.events if e.stream == stream)
-        seals = tuple(
-            s for b in self.batches for s in b.seals if any(x.stream == stream for x in s.entries)
-        )
-        return StreamLog(events, seals)
+            self.keep(self.dealer.act(hand.hand_id, move.seat, move.action, move.args))
 
 
 def _seat_to_act(hand: Hand) -> int | None:
     e = engine(hand.state.variant)
     turn = e.to_act(hand.state)  # type: ignore[attr-defined]
     return None if turn is None else int(turn.seat)
-
-
-def append_signed(log: StreamLog, type_: str, signer: Signer, payload: Any, at: int) -> StreamLog:
-    last = log.events[-1]
-    ev = make_event(
-        last.stream, last.seq + 1, type_, signer.producer, signer.key_id, last.hash, payload
-    )
-    seals: tuple[Seal, ...] = (*log.seals, seal(signer, [ev], at))
-    return StreamLog((*log.events, ev), seals)
-
-
-def finish(variant: str, hand_id: str, dealt: StreamLog) -> tuple[StreamLog, HandSettlement]:
-    e = engine(variant)
-    state = e.replay(hand_id, [(x.type, x.payload) for x in dealt.events])
-    with_outcome = append_signed(dealt, g.HAND_OUTCOME, RULES, e.outcome(state), T0 + 10**6)
-    hs = settle_state(e, state)
-    return append_signed(
-        with_outcome, g.HAND_SETTLED, SETTLEMENT, hs.settled_payload(), T0 + 10**6 + 1
-    ), hs
 
 
 def seats_for(rng: random.Random, n: int) -> list[dict[str, Any]]:
@@ -126,21 +67,14 @@ def test_hands_through_the_dealer_settle_and_audit(variant: str) -> None:
         hand = run.open(seats[: 2 + i % ((e.max_seats or 2) - 1)])
         run.play_out(hand, rng)
         hands.append(hand)
-    run.keep(run.d.close_table("t1"))
+    run.keep(run.dealer.close_table("t1"))
     buttons = []
     for hand in hands:
         log = run.stream(hand.hand_id)
         types = [x.type for x in log.events]
         assert types[:2] == [g.HAND_OPENED, g.BETTING_CLOSED] and types[-1] == g.HAND_CLOSED
-        full, hs = finish(variant, hand.hand_id, log)
+        rep, hs = run.audit(hand.hand_id)
         assert sum(n for _, n in hs.postings) == 0
-        rep = audit_hand(
-            hand.hand_id,
-            full,
-            run.stream(hand.shoe.shoe_id),
-            REGISTRY,
-            StoredSettlement(hs.record_bytes, hs.postings),
-        )
         assert rep.verdict is Verdict.PASS, rep.to_json_dict()
         buttons.append((g.DICE_ROLLED in types, log.events[-1].payload["carry"]))
     rolled = [r for r, _ in buttons]
@@ -153,7 +87,7 @@ def test_hands_through_the_dealer_settle_and_audit(variant: str) -> None:
 def test_the_button_moves_clockwise_through_the_carry() -> None:
     run = Run("holdem.must_bet")
     rng = random.Random(3)
-    seats = [{"seat": s, "player": f"p{s}", "stack": 10_000} for s in (2, 4, 7)]
+    seats = seat_rows((2, 4, 7), 10_000)
     got = []
     for _ in range(4):
         hand = run.open(seats)
@@ -167,7 +101,7 @@ def test_the_button_moves_clockwise_through_the_carry() -> None:
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_a_refused_action_writes_nothing(variant: str) -> None:
     run = Run(variant)
-    hand = run.open([{"seat": s, "player": f"p{s}", "stack": 10_000} for s in (1, 2, 3)])
+    hand = run.open(seat_rows((1, 2, 3), 10_000))
     seat = _seat_to_act(hand)
     assert seat is not None
     other = next(s for s in (1, 2, 3) if s != seat)
@@ -187,7 +121,7 @@ def test_a_refused_action_writes_nothing(variant: str) -> None:
         ]
     for s, action, args, reason in bad:
         with pytest.raises(RuleViolation) as err:
-            run.d.act(hand.hand_id, s, action, args)
+            run.dealer.act(hand.hand_id, s, action, args)
         assert err.value.reason == reason, err.value.message
         assert len(hand.events) == before_events and not hand.writer.pending
         assert hand.state == before_state
@@ -196,9 +130,9 @@ def test_a_refused_action_writes_nothing(variant: str) -> None:
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_timeouts_through_the_dealer(variant: str) -> None:
     run = Run(variant)
-    hand = run.open([{"seat": s, "player": f"p{s}", "stack": 10_000} for s in (1, 2, 3)])
+    hand = run.open(seat_rows((1, 2, 3), 10_000))
     while not hand.state.closed:
-        run.keep(run.d.expire(hand.hand_id))
+        run.keep(run.dealer.expire(hand.hand_id))
     acts = [e.payload for e in hand.events if e.type == g.ACTION_TAKEN]
     assert all(a["args"]["auto"] == "timeout" for a in acts)
     names = {a["action"] for a in acts}
@@ -214,7 +148,7 @@ def test_zhajinhua_hands_are_shown_to_no_one_by_the_log() -> None:
     assert isinstance(e, ZhajinhuaEngine)
     for base in range(1, 30):
         run = Run(variant, seed_base=base)
-        hand = run.open([{"seat": s, "player": f"p{s}", "stack": 10_000} for s in (1, 2, 3)])
+        hand = run.open(seat_rows((1, 2, 3), 10_000))
         run.play_out(hand, random.Random(base))
         st = hand.state
         if any(c.loser is not None for c in st.compares):  # type: ignore[attr-defined]
@@ -238,7 +172,7 @@ def test_zhajinhua_views_show_each_seat_the_hands_the_rules_allow() -> None:
     assert isinstance(e, ZhajinhuaEngine)
     for base in range(1, 40):
         run = Run("zhajinhua", seed_base=base)
-        hand = run.open([{"seat": s, "player": f"p{s}", "stack": 10_000} for s in (1, 2, 3)])
+        hand = run.open(seat_rows((1, 2, 3), 10_000))
         run.play_out(hand, random.Random(base))
         if hand.state.decided_by_compare:  # type: ignore[attr-defined]
             break

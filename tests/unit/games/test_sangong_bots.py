@@ -14,12 +14,10 @@ import pytest
 
 from croupier.dealing import Dealer
 from croupier.games.sangong.engine import SPOTS, SangongState
-from croupier.signing import Signer
+from croupier.testing import DEALER, GATEWAY
 from croupier_services.bots import bets_for, next_move
 from croupier_services.views import redact
 
-DEALER = Signer.from_seed("dealer", "dealer-k1", bytes([1]) * 32)
-GATEWAY = Signer.from_seed("gateway", "gateway-k1", bytes([2]) * 32)
 STACK = 10**7
 
 

@@ -7,32 +7,24 @@ write nothing; hidden cards stay hidden until they are turned up."""
 from __future__ import annotations
 
 import copy
-import hashlib
-import itertools
 import random
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from croupier.audit import StoredSettlement, StreamLog, Verdict, audit_hand
-from croupier.dealing import Batch, Dealer, Hand
+from croupier.audit import Verdict
+from croupier.dealing import Hand
 from croupier.errors import ActionRejected, BetRejected, RuleViolation
-from croupier.events import make_event, seal, verify_chain
+from croupier.events import verify_chain
 from croupier.games import base as g
 from croupier.games.registry import engine
 from croupier.games.sangong.engine import SPOTS, Act, SangongEngine, SangongState
-from croupier.settlement import HandSettlement, settle_state
-from croupier.signing import KeyRegistry, Signer
+from croupier.settlement import HandSettlement
+from croupier.testing import DealerRun, rechain
 from croupier_services.views import HIDDEN, redact
 
-DEALER = Signer.from_seed("dealer", "dealer-k1", bytes([1]) * 32)
-GATEWAY = Signer.from_seed("gateway", "gateway-k1", bytes([2]) * 32)
-RULES = Signer.from_seed("rules", "rules-k1", bytes([3]) * 32)
-SETTLEMENT = Signer.from_seed("settlement", "settlement-k1", bytes([4]) * 32)
-REGISTRY = KeyRegistry(s.public_entry() for s in (DEALER, GATEWAY, RULES, SETTLEMENT))
-T0 = 1_700_000_000_000
 VARIANTS = ["sangong.hundred", "sangong.grab", "sangong.classic"]
 
 
@@ -54,38 +46,10 @@ def seats(n: int, stacks: Sequence[int] = ()) -> list[dict[str, Any]]:
 
 
 @dataclass
-class Run:
-    """A dealer with a counting clock and numbered seeds, keeping every batch."""
+class Run(DealerRun):
+    """A sangong table; ``play_out`` decides at random, some turns by timeout."""
 
-    variant: str
-    seed_base: int = 1
-    batches: list[Batch] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        clock = itertools.count(T0)
-        seeds: Iterator[bytes] = (
-            hashlib.sha256(f"sangong seed {n}".encode()).digest()
-            for n in itertools.count(self.seed_base)
-        )
-        self.d = Dealer(
-            DEALER, GATEWAY, clock_ms=lambda: next(clock), seed_source=lambda: next(seeds)
-        )
-        self.keep(self.d.open_table("t1", self.variant))
-
-    def keep(self, b: Batch) -> Batch:
-        self.batches.append(b)
-        return b
-
-    def open(self, table: list[dict[str, Any]], bets: Sequence[tuple[int, str, int]] = ()) -> Hand:
-        hid, b = self.d.open_hand("t1", table)
-        self.keep(b)
-        if bets:
-            self.keep(
-                self.d.place_bets(hid, [{"seat": s, "spot": p, "amount": a} for s, p, a in bets])
-            )
-        hand = self.d.hand(hid)
-        self.keep(self.d.close_betting(hid))
-        return hand
+    seed_label: str = "sangong"
 
     def play_out(self, hand: Hand, rng: random.Random, timeout_rate: float = 0.2) -> None:
         e = eng(self.variant)
@@ -93,7 +57,7 @@ class Run:
             turns = e.to_act(sg(hand))
             assert turns, sg(hand).phase
             if rng.random() < timeout_rate:
-                self.keep(self.d.expire(hand.hand_id))
+                self.keep(self.dealer.expire(hand.hand_id))
                 continue
             t = rng.choice(turns)
             if Act.BET in t.actions:
@@ -105,51 +69,18 @@ class Run:
                 )
             else:
                 action, args = Act.PASS, {}
-            self.keep(self.d.act(hand.hand_id, t.seat, action.value, args))
-
-    def stream(self, stream: str) -> StreamLog:
-        events = tuple(e for b in self.batches for e in b.events if e.stream == stream)
-        seals = tuple(
-            s for b in self.batches for s in b.seals if any(x.stream == stream for x in s.entries)
-        )
-        return StreamLog(events, seals)
-
-
-def append_signed(log: StreamLog, type_: str, signer: Signer, payload: Any, at: int) -> StreamLog:
-    last = log.events[-1]
-    ev = make_event(
-        last.stream, last.seq + 1, type_, signer.producer, signer.key_id, last.hash, payload
-    )
-    return StreamLog((*log.events, ev), (*log.seals, seal(signer, [ev], at)))
-
-
-def finish(e: SangongEngine, hand_id: str, dealt: StreamLog) -> tuple[StreamLog, HandSettlement]:
-    """The rule service's outcome and the settlement service's settled event."""
-    state = e.replay(hand_id, [(x.type, x.payload) for x in dealt.events])
-    with_outcome = append_signed(dealt, g.HAND_OUTCOME, RULES, e.outcome(state), T0 + 10**6)
-    hs = settle_state(e, state)
-    return append_signed(
-        with_outcome, g.HAND_SETTLED, SETTLEMENT, hs.settled_payload(), T0 + 10**6 + 1
-    ), hs
+            self.keep(self.dealer.act(hand.hand_id, t.seat, action.value, args))
 
 
 def audit_all(run: Run, hands: Sequence[Hand]) -> list[HandSettlement]:
-    e = eng(run.variant)
     out = []
     for hand in hands:
         log = run.stream(hand.hand_id)
         verify_chain(log.events)
         assert log.events[-1].type == g.HAND_CLOSED and sg(hand).closed
         assert log.events[-1].payload["carry"] == {}
-        full, hs = finish(e, hand.hand_id, log)
+        rep, hs = run.audit(hand.hand_id)
         assert sum(n for _, n in hs.postings) == 0
-        rep = audit_hand(
-            hand.hand_id,
-            full,
-            run.stream(hand.shoe.shoe_id),
-            REGISTRY,
-            StoredSettlement(hs.record_bytes, hs.postings),
-        )
         assert rep.verdict is Verdict.PASS, rep.to_json_dict()
         assert rep.checks[-1] == "fairness"
         out.append(hs)
@@ -213,12 +144,12 @@ def test_the_audit_catches_a_forged_roll() -> None:
     for _ in range(30):
         hand = run.open(seats(3, [10**6, 2 * 10**6, 10**6]))
         for s in (1, 2, 3):
-            run.keep(run.d.act(hand.hand_id, s, "grab", {}))
+            run.keep(run.dealer.act(hand.hand_id, s, "grab", {}))
         for s in (1, 3):
             if not sg(hand).closed and s != sg(hand).banker:
-                run.keep(run.d.act(hand.hand_id, s, "bet", {"multiple": 1}))
+                run.keep(run.dealer.act(hand.hand_id, s, "bet", {"multiple": 1}))
         while not sg(hand).closed:
-            run.keep(run.d.expire(hand.hand_id))
+            run.keep(run.dealer.expire(hand.hand_id))
         if sg(hand).banker == 2:
             break
     draw = sg(hand).draw
@@ -226,21 +157,17 @@ def test_the_audit_catches_a_forged_roll() -> None:
     log = run.stream(hand.hand_id)
     k = next(i for i, x in enumerate(log.events) if x.type == g.DICE_ROLLED)
     forged_payload = {**log.events[k].payload, "dice": [5 - draw.roll]}
-    events = []
-    prev = log.events[0].prev_hash
-    for i, x in enumerate(log.events):
-        payload = forged_payload if i == k else x.payload
-        ev = make_event(x.stream, x.seq, x.type, x.producer, x.key_id, prev, payload)
-        prev = ev.hash
-        events.append(ev)
-    signer = {"dealer": DEALER, "gateway": GATEWAY}
-    seals = tuple(seal(signer[x.producer], [x], T0) for x in events)
-    forged = StreamLog(tuple(events), seals)
+    forged = rechain(
+        hand.hand_id,
+        [
+            (x.type, x.producer, forged_payload if i == k else x.payload)
+            for i, x in enumerate(log.events)
+        ],
+    )
+    events = forged.events
     e = eng("sangong.grab")
     assert e.replay(hand.hand_id, [(x.type, x.payload) for x in events]).banker == 2
-    full, hs = finish(e, hand.hand_id, forged)
-    stored = StoredSettlement(hs.record_bytes, hs.postings)
-    rep = audit_hand(hand.hand_id, full, run.stream(hand.shoe.shoe_id), REGISTRY, stored)
+    rep, _ = run.audit(hand.hand_id, forged)
     assert rep.verdict is Verdict.FAIL, rep.to_json_dict()
     assert (rep.reason, rep.seq) == ("unfair_deal", events[k].seq), rep.to_json_dict()
     assert "roll 0" in rep.message
@@ -248,9 +175,9 @@ def test_the_audit_catches_a_forged_roll() -> None:
 
 def test_refused_bets_and_actions_write_nothing() -> None:
     run = Run("sangong.hundred")
-    hid, b = run.d.open_hand("t1", seats(2, [10_000, 10_000]))
+    hid, b = run.dealer.open_hand("t1", seats(2, [10_000, 10_000]))
     run.keep(b)
-    hand = run.d.hand(hid)
+    hand = run.dealer.hand(hid)
     n = len(hand.events)
     for bets, reason in [
         (
@@ -260,7 +187,7 @@ def test_refused_bets_and_actions_write_nothing() -> None:
         ([{"seat": 1, "spot": "east", "amount": 10_100}], "insufficient_stack"),
     ]:
         with pytest.raises(BetRejected) as err:
-            run.d.place_bets(hid, bets)
+            run.dealer.place_bets(hid, bets)
         assert err.value.reason == reason
         assert len(hand.events) == n and not hand.writer.pending
 
@@ -273,17 +200,17 @@ def test_refused_bets_and_actions_write_nothing() -> None:
         (4, "pass", {}, "unknown_seat"),
     ]:
         with pytest.raises(RuleViolation) as rerr:
-            grab.d.act(hand.hand_id, seat, action, args)
+            grab.dealer.act(hand.hand_id, seat, action, args)
         assert rerr.value.reason == reason
         assert len(hand.events) == n and not hand.writer.pending
         assert sg(hand) == before
-    grab.keep(grab.d.act(hand.hand_id, 1, "grab", {"multiple": 4}))
-    grab.keep(grab.d.expire(hand.hand_id))  # seat 2 times out: passes
+    grab.keep(grab.dealer.act(hand.hand_id, 1, "grab", {"multiple": 4}))
+    grab.keep(grab.dealer.expire(hand.hand_id))  # seat 2 times out: passes
     assert hand.events[-1].payload == {"seat": 2, "action": "pass", "args": {"auto": "timeout"}}
-    grab.keep(grab.d.act(hand.hand_id, 3, "pass", {}))
+    grab.keep(grab.dealer.act(hand.hand_id, 3, "pass", {}))
     assert sg(hand).banker == 1
     with pytest.raises(ActionRejected) as aerr:
-        grab.d.act(hand.hand_id, 2, "bet", {"multiple": 20})
+        grab.dealer.act(hand.hand_id, 2, "bet", {"multiple": 20})
     assert aerr.value.reason == "over_limit"
 
 
@@ -299,10 +226,10 @@ def test_hidden_cards_stay_hidden_until_turned_up() -> None:
     # 001 三公: dealt after the bets to seat:<n>; each owner sees their own
     run2 = Run("sangong.classic")
     hand2 = run2.open(seats(2))
-    run2.keep(run2.d.act(hand2.hand_id, 1, "grab", {"multiple": 1}))
-    run2.keep(run2.d.act(hand2.hand_id, 2, "pass", {}))
+    run2.keep(run2.dealer.act(hand2.hand_id, 1, "grab", {"multiple": 1}))
+    run2.keep(run2.dealer.act(hand2.hand_id, 2, "pass", {}))
     events = list(run2.stream(hand2.hand_id).events)
-    run2.keep(run2.d.act(hand2.hand_id, 2, "bet", {"multiple": 1}))
+    run2.keep(run2.dealer.act(hand2.hand_id, 2, "bet", {"multiple": 1}))
     events = list(run2.stream(hand2.hand_id).events)
     k = next(i for i, x in enumerate(events) if x.type == g.CARD_DEALT)
     before_reveal = events[: k + 1]

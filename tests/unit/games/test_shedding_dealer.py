@@ -7,36 +7,28 @@ each other's cards."""
 from __future__ import annotations
 
 import copy
-import hashlib
-import itertools
 import json
 import random
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from croupier.audit import StoredSettlement, StreamLog, Verdict, audit_hand
-from croupier.dealing import Batch, Dealer, Hand
+from croupier.audit import Verdict
+from croupier.dealing import Hand
 from croupier.errors import ActionRejected, NotFound
-from croupier.events import make_event, seal, verify_chain
+from croupier.events import verify_chain
 from croupier.games import base as g
 from croupier.games.registry import engine
 from croupier.games.shedding.common import HIDDEN
 from croupier.games.shedding.engine import DoudizhuEngine, DoudizhuState
-from croupier.settlement import HandSettlement, settle_state
-from croupier.signing import KeyRegistry, Signer
+from croupier.settlement import HandSettlement
+from croupier.testing import DealerRun, seat_rows
 from croupier_services.bots import bot_for, next_move
 from croupier_services.views import redact
 
-DEALER = Signer.from_seed("dealer", "dealer-k1", bytes([1]) * 32)
-GATEWAY = Signer.from_seed("gateway", "gateway-k1", bytes([2]) * 32)
-RULES = Signer.from_seed("rules", "rules-k1", bytes([3]) * 32)
-SETTLEMENT = Signer.from_seed("settlement", "settlement-k1", bytes([4]) * 32)
-REGISTRY = KeyRegistry(s.public_entry() for s in (DEALER, GATEWAY, RULES, SETTLEMENT))
-SEATS = [{"seat": n, "player": f"p{n}", "stack": 10**6} for n in (1, 2, 3)]
-T0 = 1_700_000_000_000
+SEATS = seat_rows((1, 2, 3), 10**6)
 VARIANTS = ["doudizhu.classic", "doudizhu.doubling", "doudizhu.three"]
 
 
@@ -47,32 +39,11 @@ def eng(variant: str) -> DoudizhuEngine:
 
 
 @dataclass
-class Run:
-    variant: str
-    seed_base: int = 1
-    batches: list[Batch] = field(default_factory=list)
+class Run(DealerRun):
+    """A 斗地主 table of three seats, played by the demo bots."""
 
-    def __post_init__(self) -> None:
-        clock = itertools.count(T0)
-        seeds: Iterator[bytes] = (
-            hashlib.sha256(f"ddz seed {n}".encode()).digest()
-            for n in itertools.count(self.seed_base)
-        )
-        self.d = Dealer(
-            DEALER, GATEWAY, clock_ms=lambda: next(clock), seed_source=lambda: next(seeds)
-        )
-        self.keep(self.d.open_table("t1", self.variant))
-
-    def keep(self, b: Batch) -> Batch:
-        self.batches.append(b)
-        return b
-
-    def open(self, seats: Sequence[dict[str, Any]] = SEATS) -> Hand:
-        hid, b = self.d.open_hand("t1", seats)
-        self.keep(b)
-        hand = self.d.hand(hid)
-        self.keep(self.d.close_betting(hid))
-        return hand
+    seed_label: str = "ddz"
+    seats: Sequence[Mapping[str, Any]] = tuple(SEATS)
 
     def view(self, hand: Hand, seat: int | None) -> list[tuple[str, dict[str, Any]]]:
         return [(e.type, json.loads(e.payload_json)) for e in redact(hand.events, seat)]
@@ -85,14 +56,7 @@ class Run:
             assert seat is not None
             move = next_move(self.variant, self.view(hand, seat), rng)
             assert move is not None and move.seat == seat
-            self.keep(self.d.act(hand.hand_id, move.seat, move.action, move.args))
-
-    def stream(self, stream: str) -> StreamLog:
-        events = tuple(e for b in self.batches for e in b.events if e.stream == stream)
-        seals = tuple(
-            s for b in self.batches for s in b.seals if any(x.stream == stream for x in s.entries)
-        )
-        return StreamLog(events, seals)
+            self.keep(self.dealer.act(hand.hand_id, move.seat, move.action, move.args))
 
 
 def ddz(hand: Hand) -> DoudizhuState:
@@ -100,36 +64,10 @@ def ddz(hand: Hand) -> DoudizhuState:
     return hand.state
 
 
-def append_signed(log: StreamLog, type_: str, signer: Signer, payload: Any, at: int) -> StreamLog:
-    last = log.events[-1]
-    ev = make_event(
-        last.stream, last.seq + 1, type_, signer.producer, signer.key_id, last.hash, payload
-    )
-    return StreamLog((*log.events, ev), (*log.seals, seal(signer, [ev], at)))
-
-
-def finish(e: g.Engine[Any], hand_id: str, dealt: StreamLog) -> tuple[StreamLog, HandSettlement]:
-    state = e.replay(hand_id, [(x.type, x.payload) for x in dealt.events])
-    with_outcome = append_signed(dealt, g.HAND_OUTCOME, RULES, e.outcome(state), T0 + 10**6)
-    hs = settle_state(e, state)
-    return append_signed(
-        with_outcome, g.HAND_SETTLED, SETTLEMENT, hs.settled_payload(), T0 + 10**6 + 1
-    ), hs
-
-
 def audit(run: Run, hand: Hand) -> HandSettlement:
-    e = engine(run.variant)
-    log = run.stream(hand.hand_id)
-    verify_chain(log.events)
-    full, hs = finish(e, hand.hand_id, log)
+    verify_chain(run.stream(hand.hand_id).events)
+    rep, hs = run.audit(hand.hand_id)
     assert sum(n for _, n in hs.postings) == 0
-    rep = audit_hand(
-        hand.hand_id,
-        full,
-        run.stream(hand.shoe.shoe_id),
-        REGISTRY,
-        StoredSettlement(hs.record_bytes, hs.postings),
-    )
     assert rep.verdict is Verdict.PASS, rep.to_json_dict()
     return hs
 
@@ -144,7 +82,7 @@ def test_whole_hands_by_the_bots_through_the_dealer_audit_pass(variant: str) -> 
         hand = run.open()
         run.play_bots(hand, rng)
         hands.append(hand)
-    run.keep(run.d.close_table("t1"))
+    run.keep(run.dealer.close_table("t1"))
     played = 0
     for i, hand in enumerate(hands):
         hs = audit(run, hand)
@@ -175,7 +113,7 @@ def test_timeouts_play_a_whole_hand(variant: str) -> None:
     for _ in range(3):
         hand = run.open()
         while not hand.state.closed:
-            run.keep(run.d.expire(hand.hand_id))
+            run.keep(run.dealer.expire(hand.hand_id))
         autos = [x.payload for x in run.stream(hand.hand_id).events if x.type == g.ACTION_TAKEN]
         assert autos and all(a["args"]["auto"] == "timeout" for a in autos)
         if variant == "doudizhu.doubling":  # 系统托管不会对用户进行自动叫分
@@ -198,21 +136,23 @@ def test_a_refused_action_writes_nothing() -> None:
         (turn, "grab", {"grab": True}, "wrong_phase"),
     ):
         with pytest.raises(ActionRejected) as err:
-            run.d.act(hand.hand_id, seat, action, args)
+            run.dealer.act(hand.hand_id, seat, action, args)
         assert err.value.reason == reason
         assert len(hand.events) == before_events and not hand.writer.pending
         assert hand.state == before_state
-    run.keep(run.d.act(hand.hand_id, turn, "bid", {"points": 3}))
+    run.keep(run.dealer.act(hand.hand_id, turn, "bid", {"points": 3}))
     assert st.landlord == turn and st.kitty_shown and st.phase == "playing"
     n = len(hand.events)
     card = next(c for c in sorted(st.hands[other]))
     with pytest.raises(ActionRejected) as err:  # cards of another seat
-        run.d.act(hand.hand_id, turn, "play", {"cards": [card], "move": "single", "rank": card[0]})
+        run.dealer.act(
+            hand.hand_id, turn, "play", {"cards": [card], "move": "single", "rank": card[0]}
+        )
     assert err.value.reason == "not_in_hand" and len(hand.events) == n
     while not hand.state.closed:
-        run.keep(run.d.expire(hand.hand_id))
+        run.keep(run.dealer.expire(hand.hand_id))
     with pytest.raises(NotFound):
-        run.d.act(hand.hand_id, turn, "pass", {})
+        run.dealer.act(hand.hand_id, turn, "pass", {})
 
 
 def test_seats_see_only_their_own_cards_until_the_kitty_is_shown() -> None:
@@ -227,7 +167,7 @@ def test_seats_see_only_their_own_cards_until_the_kitty_is_shown() -> None:
             mine = seat is not None and c["to"] == f"seat:{seat}"
             assert (c["card"] != HIDDEN) == mine
     assert all(not c["up"] for c in dealt.payload["cards"])
-    run.keep(run.d.act(hand.hand_id, st.turn or 0, "bid", {"points": 3}))
+    run.keep(run.dealer.act(hand.hand_id, st.turn or 0, "bid", {"points": 3}))
     kitty = [c for t, p in run.view(hand, None) if t == g.CARDS_REVEALED for c in p["cards"]]
     assert kitty == st.kitty and len(kitty) == 3
 
@@ -248,11 +188,11 @@ def test_the_demo_loop_plays_every_hand_to_the_end(variant: str) -> None:
             move = next_move(variant, view, rng)
             assert move is not None
             if move.timeout:
-                run.keep(run.d.expire(hand.hand_id))
+                run.keep(run.dealer.expire(hand.hand_id))
                 view = run.view(hand, None)
                 timeouts += 1
             else:
-                run.keep(run.d.act(hand.hand_id, move.seat, move.action, move.args))
+                run.keep(run.dealer.act(hand.hand_id, move.seat, move.action, move.args))
                 view = run.view(hand, move.seat)
                 acts += 1
         assert next_move(variant, run.view(hand, None), rng) is None

@@ -9,16 +9,15 @@ import hashlib
 import itertools
 import json
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from croupier.audit import StoredSettlement, StreamLog, Verdict, audit_hand
+from croupier.audit import Verdict
 from croupier.cards import CARDS54
-from croupier.dealing import Batch, Dealer, Hand
+from croupier.dealing import Dealer, Hand
 from croupier.errors import RuleViolation
-from croupier.events import make_event, seal
 from croupier.games import base as g
 from croupier.games.registry import engine
 from croupier.games.shedding.generator import legal_moves
@@ -34,8 +33,7 @@ from croupier.games.shedding.moves import (
     value_of,
 )
 from croupier.games.shedding.shuangkou import ShuangkouEngine, ShuangkouState
-from croupier.settlement import settle_state
-from croupier.signing import KeyRegistry, Signer
+from croupier.testing import DEALER, GATEWAY, DealerRun, seat_rows
 from croupier_services.bots import bot_for, next_move
 from croupier_services.views import redact
 
@@ -358,26 +356,7 @@ def test_refused_moves() -> None:
 
 
 # -- through the dealer ----------------------------------------------------------------
-DEALER = Signer.from_seed("dealer", "dealer-k1", bytes([1]) * 32)
-GATEWAY = Signer.from_seed("gateway", "gateway-k1", bytes([2]) * 32)
-RULES = Signer.from_seed("rules", "rules-k1", bytes([3]) * 32)
-SETTLEMENT = Signer.from_seed("settlement", "settlement-k1", bytes([4]) * 32)
-REGISTRY = KeyRegistry(s.public_entry() for s in (DEALER, GATEWAY, RULES, SETTLEMENT))
-SEATS = [{"seat": n, "player": f"p{n}", "stack": 10**6} for n in (1, 2, 3, 4)]
-
-
-def stream(batches: list[Batch], name: str) -> StreamLog:
-    events = tuple(e for b in batches for e in b.events if e.stream == name)
-    seals = tuple(s for b in batches for s in b.seals if any(x.stream == name for x in s.entries))
-    return StreamLog(events, seals)
-
-
-def signed(log: StreamLog, type_: str, signer: Signer, payload: Any, at: int) -> StreamLog:
-    last = log.events[-1]
-    ev = make_event(
-        last.stream, last.seq + 1, type_, signer.producer, signer.key_id, last.hash, payload
-    )
-    return StreamLog((*log.events, ev), (*log.seals, seal(signer, [ev], at)))
+SEATS = seat_rows((1, 2, 3, 4), 10**6)
 
 
 def view(hand: Hand, seat: int | None) -> list[tuple[str, dict[str, Any]]]:
@@ -385,44 +364,29 @@ def view(hand: Hand, seat: int | None) -> list[tuple[str, dict[str, Any]]]:
 
 
 def test_whole_hands_by_bots_and_timeouts_through_the_dealer_audit_pass() -> None:
-    clock = itertools.count(1_700_000_000_000)
-    seeds: Iterator[bytes] = (
-        hashlib.sha256(f"sk seed {n}".encode()).digest() for n in itertools.count()
-    )
-    d = Dealer(DEALER, GATEWAY, clock_ms=lambda: next(clock), seed_source=lambda: next(seeds))
-    batches = [d.open_table("t1", "shuangkou")]
+    run = DealerRun("shuangkou", "sk", SEATS, seed_base=0)
     e, bot = bot_for("shuangkou")
     rng = random.Random(9)
     hands = []
     for i in range(4):
-        hid, b = d.open_hand("t1", SEATS)
-        batches.append(b)
-        hand = d.hand(hid)
-        batches.append(d.close_betting(hid))
+        hand = run.open()
+        hid = hand.hand_id
         while not hand.state.closed:
             if i % 2:  # timeouts: 托管 to the end (004 5、玩家逃跑)
-                batches.append(d.expire(hid))
+                run.keep(run.dealer.expire(hid))
                 continue
             seat = bot.seat_to_act(e, view(hand, None))  # type: ignore[attr-defined]
             move = next_move("shuangkou", view(hand, seat), rng)
             assert move is not None and move.seat == seat
-            batches.append(d.act(hid, move.seat, move.action, move.args))
+            run.keep(run.dealer.act(hid, move.seat, move.action, move.args))
         hands.append(hand)
-    batches.append(d.close_table("t1"))
+    run.keep(run.dealer.close_table("t1"))
     for hand in hands:
-        log = stream(batches, hand.hand_id)
         assert isinstance(e, ShuangkouEngine)
-        state = e.replay(hand.hand_id, [(x.type, x.payload) for x in log.events])
-        full = signed(log, g.HAND_OUTCOME, RULES, e.outcome(state), 1)
-        hs = settle_state(e, state)
-        full = signed(full, g.HAND_SETTLED, SETTLEMENT, hs.settled_payload(), 2)
-        rep = audit_hand(
-            hand.hand_id,
-            full,
-            stream(batches, hand.shoe.shoe_id),
-            REGISTRY,
-            StoredSettlement(hs.record_bytes, hs.postings),
+        state = e.replay(
+            hand.hand_id, [(x.type, x.payload) for x in run.stream(hand.hand_id).events]
         )
+        rep, hs = run.audit(hand.hand_id)
         assert rep.verdict is Verdict.PASS, rep.to_json_dict()
         assert state.side_out() and sum(n for _, n in hs.postings) == 0
 

@@ -7,32 +7,22 @@ PASS; refused bets and actions write nothing; forged reel stops fail the audit."
 from __future__ import annotations
 
 import copy
-import hashlib
 import itertools
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from croupier.audit import AuditReport, StoredSettlement, StreamLog, Verdict, audit_hand
-from croupier.dealing import Batch, Dealer
+from croupier.audit import AuditReport, StreamLog, Verdict
 from croupier.errors import ActionRejected, BetRejected
-from croupier.events import GENESIS, Event, Seal, heads_of, make_event, seal, verify_chain
+from croupier.events import verify_chain
 from croupier.games import base as g
 from croupier.games.registry import engine
 from croupier.games.slots.engine import SlotEngine
-from croupier.settlement import HandSettlement, settle_state
-from croupier.signing import KeyRegistry, Signer
+from croupier.testing import DealerRun, bet_rows, rechain, seat_rows
 
-DEALER = Signer.from_seed("dealer", "dealer-k1", bytes([1]) * 32)
-GATEWAY = Signer.from_seed("gateway", "gateway-k1", bytes([2]) * 32)
-RULES = Signer.from_seed("rules", "rules-k1", bytes([3]) * 32)
-SETTLEMENT = Signer.from_seed("settlement", "settlement-k1", bytes([4]) * 32)
-SIGNERS = {s.producer: s for s in (DEALER, GATEWAY, RULES, SETTLEMENT)}
-REGISTRY = KeyRegistry(s.public_entry() for s in SIGNERS.values())
-SEAT = [{"seat": 1, "player": "p1", "stack": 10**6}]
-T0 = 1_700_000_000_000
+SEAT = seat_rows((1,), 10**6)
 VARIANT = "slots.duocai"
 
 
@@ -43,78 +33,21 @@ def eng() -> SlotEngine:
 
 
 @dataclass
-class Run:
-    seed_base: int = 1
-    batches: list[Batch] = field(default_factory=list)
+class Run(DealerRun):
+    """A 多财多福 table with one player."""
 
-    def __post_init__(self) -> None:
-        clock = itertools.count(T0)
-        seeds: Iterator[bytes] = (
-            hashlib.sha256(f"slot seed {n}".encode()).digest()
-            for n in itertools.count(self.seed_base)
-        )
-        self.d = Dealer(
-            DEALER, GATEWAY, clock_ms=lambda: next(clock), seed_source=lambda: next(seeds)
-        )
-        self.keep(self.d.open_table("t1", VARIANT))
-
-    def keep(self, b: Batch) -> Batch:
-        self.batches.append(b)
-        return b
+    variant: str = VARIANT
+    seed_label: str = "slot"
+    seats: Sequence[Mapping[str, Any]] = tuple(SEAT)
 
     def spin(self, stake: int = 500) -> str:
-        hid, b = self.d.open_hand("t1", SEAT)
-        self.keep(b)
-        self.keep(self.d.place_bets(hid, [{"seat": 1, "spot": "spin", "amount": stake}]))
-        self.keep(self.d.close_betting(hid))
-        return hid
-
-    def stream(self, stream: str) -> StreamLog:
-        events = tuple(e for b in self.batches for e in b.events if e.stream == stream)
-        seals = tuple(
-            s for b in self.batches for s in b.seals if any(x.stream == stream for x in s.entries)
-        )
-        return StreamLog(events, seals)
-
-
-def append_signed(log: StreamLog, type_: str, signer: Signer, payload: Any, at: int) -> StreamLog:
-    last = log.events[-1]
-    ev = make_event(
-        last.stream, last.seq + 1, type_, signer.producer, signer.key_id, last.hash, payload
-    )
-    return StreamLog((*log.events, ev), (*log.seals, seal(signer, [ev], at)))
-
-
-def finish(hand_id: str, dealt: StreamLog) -> tuple[StreamLog, HandSettlement]:
-    e = eng()
-    state = e.replay(hand_id, [(x.type, x.payload) for x in dealt.events])
-    with_outcome = append_signed(dealt, g.HAND_OUTCOME, RULES, e.outcome(state), T0 + 10**6)
-    hs = settle_state(e, state)
-    return append_signed(
-        with_outcome, g.HAND_SETTLED, SETTLEMENT, hs.settled_payload(), T0 + 10**6 + 1
-    ), hs
-
-
-def rechain(stream: str, specs: Sequence[tuple[str, str, Any]]) -> StreamLog:
-    events: list[Event] = []
-    seals: list[Seal] = []
-    prev = GENESIS
-    for i, (type_, producer, payload) in enumerate(specs):
-        s = SIGNERS[producer]
-        ev = make_event(stream, i, type_, s.producer, s.key_id, prev, payload)
-        prev = ev.hash
-        events.append(ev)
-        seals.append(seal(s, heads_of([ev]), T0 + i))
-    return StreamLog(tuple(events), tuple(seals))
+        return self.open(bets=[(1, "spin", stake)]).hand_id
 
 
 def audit(run: Run, hid: str, log: StreamLog | None = None) -> AuditReport:
-    full, hs = finish(hid, log or run.stream(hid))
+    rep, hs = run.audit(hid, log)
     assert sum(n for _, n in hs.postings) == 0
-    shoe = f"t1_s{hid.rsplit('h', 1)[1]}"
-    return audit_hand(
-        hid, full, run.stream(shoe), REGISTRY, StoredSettlement(hs.record_bytes, hs.postings)
-    )
+    return rep
 
 
 def winning_run() -> tuple[Run, str]:
@@ -122,7 +55,7 @@ def winning_run() -> tuple[Run, str]:
     for base in range(1, 60):
         run = Run(seed_base=base)
         hid = run.spin()
-        if hid in run.d.hands:
+        if hid in run.dealer.hands:
             return run, hid
     raise AssertionError("no seed gave a winning spin")
 
@@ -136,14 +69,14 @@ def test_spins_and_double_ups_through_the_dealer_settle_and_audit() -> None:
     for i in range(16):
         hid = run.spin(stake=5 * (100, 200, 500)[i % 3])
         plan = list(next(plans))
-        while hid in run.d.hands:
+        while hid in run.dealer.hands:
             if plan:
                 pick, times = plan.pop(0)
-                run.keep(run.d.act(hid, 1, "guess", {"pick": pick, "times": times}))
+                run.keep(run.dealer.act(hid, 1, "guess", {"pick": pick, "times": times}))
             elif i % 2:
-                run.keep(run.d.act(hid, 1, "collect", {}))
+                run.keep(run.dealer.act(hid, 1, "collect", {}))
             else:
-                run.keep(run.d.expire(hid))
+                run.keep(run.dealer.expire(hid))
         hids.append(hid)
     for hid in hids:
         log = run.stream(hid)
@@ -175,7 +108,7 @@ def test_spins_and_double_ups_through_the_dealer_settle_and_audit() -> None:
 
 def test_refused_bets_and_actions_write_nothing() -> None:
     run, hid = winning_run()
-    hand = run.d.hands[hid]
+    hand = run.dealer.hands[hid]
     before_events, before_state = len(hand.events), copy.deepcopy(hand.state)
     for action, args, reason in (
         ("guess", {"pick": "boy", "times": 7}, "bad_multiple"),
@@ -183,15 +116,15 @@ def test_refused_bets_and_actions_write_nothing() -> None:
         ("spin", {}, "unknown_action"),
     ):
         with pytest.raises(ActionRejected) as err:
-            run.d.act(hid, 1, action, args)
+            run.dealer.act(hid, 1, action, args)
         assert err.value.reason == reason
         assert len(hand.events) == before_events and not hand.writer.pending
         assert hand.state == before_state
     with pytest.raises(BetRejected) as berr:
-        run.d.place_bets(hid, [{"seat": 1, "spot": "spin", "amount": 500}])
+        run.dealer.place_bets(hid, [{"seat": 1, "spot": "spin", "amount": 500}])
     assert berr.value.reason == "betting_closed" and hand.state == before_state
-    run.keep(run.d.act(hid, 1, "collect", {}))
-    assert hid not in run.d.hands
+    run.keep(run.dealer.act(hid, 1, "collect", {}))
+    assert hid not in run.dealer.hands
     rep = audit(run, hid)
     assert rep.verdict is Verdict.PASS, rep.to_json_dict()
 
@@ -199,8 +132,8 @@ def test_refused_bets_and_actions_write_nothing() -> None:
 def test_forged_reel_stops_fail_the_audit() -> None:
     run = Run()
     hid = run.spin()
-    while hid in run.d.hands:
-        run.keep(run.d.act(hid, 1, "collect", {}))
+    while hid in run.dealer.hands:
+        run.keep(run.dealer.act(hid, 1, "collect", {}))
     log = run.stream(hid)
     specs = [(x.type, x.producer, x.payload) for x in log.events]
     k = next(i for i, s in enumerate(specs) if s[0] == g.DICE_ROLLED)
@@ -234,17 +167,17 @@ def test_demo_bot_plays_whole_spins() -> None:
     run = Run(seed_base=100)
     rng = random.Random(5)
     for _ in range(12):
-        hid, b = run.d.open_hand("t1", SEAT)
+        hid, b = run.dealer.open_hand("t1", SEAT)
         run.keep(b)
         bets = bets_for(VARIANT, rng, [1], 1, 10**6)
         assert len(bets) == 1 and bets[0][1] == "spin"
-        run.keep(run.d.place_bets(hid, [{"seat": s, "spot": sp, "amount": a} for s, sp, a in bets]))
-        run.keep(run.d.close_betting(hid))
-        while hid in run.d.hands:
-            events = [(x.type, x.payload) for x in run.d.hands[hid].events]
+        run.keep(run.dealer.place_bets(hid, bet_rows(bets)))
+        run.keep(run.dealer.close_betting(hid))
+        while hid in run.dealer.hands:
+            events = [(x.type, x.payload) for x in run.dealer.hands[hid].events]
             move = next_move(VARIANT, events, rng)
             assert move is not None
-            run.keep(run.d.act(hid, move.seat, move.action, move.args))
+            run.keep(run.dealer.act(hid, move.seat, move.action, move.args))
         assert (
             next_move(VARIANT, [(x.type, x.payload) for x in run.stream(hid).events], rng) is None
         )

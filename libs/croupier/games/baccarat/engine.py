@@ -36,6 +36,7 @@ from croupier.games.baccarat.rules import (
     spot_result,
     total,
 )
+from croupier.games.common import bet_fields, stake_amount
 from croupier.games.registry import register_family
 from croupier.money import SettlementResult, Wager, settle_against_house
 
@@ -93,24 +94,14 @@ class BaccaratEngine(g.Engine[BaccaratState]):
     def verify_bet(self, st: BaccaratState, p: Mapping[str, Any]) -> tuple[int, Spot, int]:
         if st.phase != "betting":
             raise BetRejected("betting is closed", reason="betting_closed")
-        try:
-            seat_no, spot_name, amount = int(p["seat"]), str(p["spot"]), p["amount"]
-        except (KeyError, TypeError, ValueError) as e:
-            raise BetRejected(f"malformed bet: {e}", reason="malformed") from e
+        seat_no, spot_name, amount = bet_fields(p)
         seat = st.seat(seat_no)
         spot = SPOTS.get(spot_name)
         if spot is None:
             raise BetRejected(
                 f"unknown spot {spot_name!r}; one of {sorted(SPOTS)}", reason="unknown_spot"
             )
-        if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
-            raise BetRejected(
-                f"amount must be a positive integer, got {amount!r}", reason="bad_amount"
-            )
-        if amount % self.stake_step:
-            raise BetRejected(
-                f"amount must be a multiple of {self.stake_step}", reason="bad_amount"
-            )
+        amount = stake_amount(amount, self.stake_step)
         if spot in BIG_SMALL and st.shoe_hand_no > self.big_small_last_hand:
             raise BetRejected(
                 f"{spot.value} is closed after hand {self.big_small_last_hand} of a shoe "

@@ -66,6 +66,7 @@ from croupier.games.blackjack.rules import (
     Tally,
 )
 from croupier.games.blackjack.strategy import advise, analysis, insure
+from croupier.games.common import action_fields, bet_fields, check_auto, check_dealt, stake_amount
 from croupier.games.registry import register_family
 from croupier.money import SettlementResult, Wager, settle_against_house
 
@@ -148,6 +149,17 @@ def parse_target(to: object) -> tuple[int, int] | None:
     except ValueError:
         return None
     return None
+
+
+def _blackjack_card(raw: object) -> str:
+    """A dealt card: canonical, of the 52 (no jokers); ``bad_card`` otherwise."""
+    try:
+        card = parse_card(str(raw))
+    except NotationError as e:
+        raise RuleViolation(e.message, reason="bad_card") from e
+    if card != raw or card in ("BJ", "RJ"):
+        raise RuleViolation(f"{raw!r} is not a blackjack card", reason="bad_card")
+    return card
 
 
 def _frac(f: Fraction) -> str:
@@ -236,22 +248,14 @@ class BlackjackEngine(g.Engine[BlackjackState]):
     def verify_bet(self, st: BlackjackState, p: Mapping[str, Any]) -> tuple[int, int]:
         if st.phase != "betting":
             raise BetRejected("betting is closed", reason="betting_closed")
-        try:
-            seat_no, spot, amount = int(p["seat"]), str(p["spot"]), p["amount"]
-        except (KeyError, TypeError, ValueError) as e:
-            raise BetRejected(f"malformed bet: {e}", reason="malformed") from e
+        seat_no, spot, amount = bet_fields(p)
         seat = st.seat(seat_no)
         if spot != MAIN:
             raise BetRejected(
                 f"unknown spot {spot!r}; blackjack takes 'main'", reason="unknown_spot"
             )
-        if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
-            raise BetRejected(
-                f"amount must be a positive integer, got {amount!r}", reason="bad_amount"
-            )
         t = self.table
-        if amount % t.step:
-            raise BetRejected(f"amount must be a multiple of {t.step}", reason="bad_amount")
+        amount = stake_amount(amount, t.step)
         on_seat = (st.play[seat_no].bet if seat_no in st.play else 0) + amount
         if on_seat < t.min_bet:
             raise BetRejected(f"minimum bet is {t.min_bet}", reason="under_minimum")
@@ -285,10 +289,7 @@ class BlackjackEngine(g.Engine[BlackjackState]):
         return box.stood or self.rules.player_done(box.tally, from_split=box.from_split)
 
     def _parse_action(self, p: Mapping[str, Any]) -> tuple[int, Action, Mapping[str, Any]]:
-        try:
-            seat_no, name, args = int(p["seat"]), str(p["action"]), p.get("args", {})
-        except (KeyError, TypeError, ValueError) as e:
-            raise ActionRejected(f"malformed action: {e}", reason="malformed") from e
+        seat_no, name, args = action_fields(p)
         action = ACTIONS.get(name)
         if action is None:
             raise ActionRejected(
@@ -296,8 +297,7 @@ class BlackjackEngine(g.Engine[BlackjackState]):
             )
         if not isinstance(args, Mapping) or set(args) - {"hand", "auto"}:
             raise ActionRejected("args may only name the 'hand'", reason="malformed")
-        if args.get("auto", "timeout") != "timeout":
-            raise ActionRejected("args.auto can only be 'timeout'", reason="malformed")
+        check_auto(args)
         return seat_no, action, args
 
     def repeat_amount(self, st: BlackjackState, seat_no: int, action: Action) -> int:
@@ -423,34 +423,7 @@ class BlackjackEngine(g.Engine[BlackjackState]):
     def _check_cards(
         self, st: BlackjackState, p: Mapping[str, Any]
     ) -> list[tuple[str, str, bool, int]]:
-        req = self.next_deal(st)
-        want = req.cards if req is not None else ()
-        if not want:
-            raise RuleViolation("no card is due now", reason="illegal_deal")
-        cards = p.get("cards")
-        if not isinstance(cards, list) or len(cards) != len(want):
-            raise RuleViolation(f"{len(want)} card(s) are due in this deal", reason="illegal_deal")
-        out = []
-        for c, d in zip(cards, want, strict=True):
-            if not isinstance(c, Mapping):
-                raise RuleViolation("each dealt card must be an object", reason="malformed")
-            if c.get("to") != d.to or c.get("up") is not d.up:
-                raise RuleViolation(
-                    f"next card goes to {d.to} {'up' if d.up else 'down'}, not "
-                    f"{c.get('to')!r} up={c.get('up')!r}",
-                    reason="illegal_deal",
-                )
-            try:
-                card = parse_card(str(c.get("card")))
-            except NotationError as e:
-                raise RuleViolation(e.message, reason="bad_card") from e
-            if card != c.get("card") or card in ("BJ", "RJ"):
-                raise RuleViolation(f"{c.get('card')!r} is not a blackjack card", reason="bad_card")
-            pos = c.get("pos")
-            if not isinstance(pos, int) or isinstance(pos, bool) or pos < 0:
-                raise RuleViolation("card position must be an integer >= 0", reason="malformed")
-            out.append((d.to, card, d.up, pos))
-        return out
+        return check_dealt(self.next_deal(st), p, _blackjack_card)
 
     def _check_reveal(self, st: BlackjackState, p: Mapping[str, Any]) -> None:
         req = self.next_deal(st)

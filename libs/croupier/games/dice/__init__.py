@@ -6,8 +6,6 @@ Rules source: seed ``000_d16ad353ba467b8a.txt``, section 开心摇摇乐.
   what each pays (and why "1赔X" is a total return here).
 * :mod:`croupier.games.dice.probability` — exact probabilities and spot RTPs over all
   6**6 rolls.
-* :mod:`croupier.games.dice.rolls` — checking a ``dice.rolled`` event against the
-  request (also used by the slot family for its reel stops).
 * :mod:`croupier.games.dice.engine` — the engine.
 
 The variant's numbers (paytable, limits, stake step, rake) live in

@@ -37,8 +37,8 @@ from typing import Any
 
 from croupier.errors import ActionRejected, BetRejected, ConfigError, InvalidInput, RuleViolation
 from croupier.games import base as g
+from croupier.games.common import action_fields, bet_fields, check_requested_roll, stake_amount
 from croupier.games.dice.probability import YaoyaoOdds, format_odds_table, yaoyao_odds
-from croupier.games.dice.rolls import check_roll
 from croupier.games.dice.rules import (
     Round,
     Side,
@@ -129,10 +129,7 @@ class DiceEngine(g.Engine[DiceState]):
     def verify_bet(self, st: DiceState, p: Mapping[str, Any]) -> tuple[int, Spot, int]:
         if st.phase != "betting":
             raise BetRejected("betting is closed", reason="betting_closed")
-        try:
-            seat_no, spot_name, amount = int(p["seat"]), str(p["spot"]), p["amount"]
-        except (KeyError, TypeError, ValueError) as e:
-            raise BetRejected(f"malformed bet: {e}", reason="malformed") from e
+        seat_no, spot_name, amount = bet_fields(p)
         if seat_no not in st.seats:
             raise BetRejected(f"seat {seat_no} is not at this hand", reason="unknown_seat")
         seat = st.seats[seat_no]
@@ -141,14 +138,7 @@ class DiceEngine(g.Engine[DiceState]):
             raise BetRejected(
                 f"unknown spot {spot_name!r}; one of {sorted(SPOTS)}", reason="unknown_spot"
             )
-        if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
-            raise BetRejected(
-                f"amount must be a positive integer, got {amount!r}", reason="bad_amount"
-            )
-        if amount % self.stake_step:
-            raise BetRejected(
-                f"amount must be a multiple of {self.stake_step}", reason="bad_amount"
-            )
+        amount = stake_amount(amount, self.stake_step)
         lim = self.limits[spot]
         on_spot = st.staked(seat_no, spot) + amount
         if on_spot < lim.min:
@@ -164,10 +154,7 @@ class DiceEngine(g.Engine[DiceState]):
         return seat_no, spot, amount
 
     def verify_action(self, st: DiceState, p: Mapping[str, Any]) -> tuple[int, str]:
-        try:
-            seat_no, action, args = int(p["seat"]), str(p["action"]), p.get("args", {})
-        except (KeyError, TypeError, ValueError) as e:
-            raise ActionRejected(f"malformed action: {e}", reason="malformed") from e
+        seat_no, action, args = action_fields(p)
         seat = st.seat(seat_no)
         if action not in ACTIONS:
             raise ActionRejected(
@@ -211,10 +198,7 @@ class DiceEngine(g.Engine[DiceState]):
             if st.phase != "betting":
                 raise ActionRejected("betting is already closed", reason="betting_closed")
         elif type_ == g.DICE_ROLLED:
-            req = self.next_deal(st)
-            if req is None:
-                raise ActionRejected("no dice are to be rolled now", reason="illegal_roll")
-            check_roll(p, req.die_faces(), st.rolls)
+            check_requested_roll(self.next_deal(st), p, st.rolls)
         else:
             raise ActionRejected(f"开心摇摇乐 has no {type_} event", reason="unknown_event")
 

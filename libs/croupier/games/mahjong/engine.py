@@ -43,6 +43,7 @@ from typing import Any
 
 from croupier.errors import ActionRejected, InvalidInput, NotationError, RuleViolation
 from croupier.games import base as g
+from croupier.games.common import action_fields, args_object, check_auto
 from croupier.games.mahjong import payments, policy
 from croupier.games.mahjong.fan import Score, WinContext, score
 from croupier.games.mahjong.policy import Action
@@ -476,18 +477,13 @@ class MahjongEngine(g.Engine[MahjongState]):
 
     # -- actions ---------------------------------------------------------------------
     def _parse(self, p: Mapping[str, Any]) -> tuple[int, str, Mapping[str, Any]]:
-        try:
-            seat, action, args = int(p["seat"]), str(p["action"]), p.get("args", {})
-        except (KeyError, TypeError, ValueError) as e:
-            raise ActionRejected(f"malformed action: {e}", reason="malformed") from e
+        seat, action, raw = action_fields(p)
         if action not in ACTIONS:
             raise ActionRejected(
                 f"unknown action {action!r}; one of {', '.join(ACTIONS)}", reason="unknown_action"
             )
-        if not isinstance(args, Mapping):
-            raise ActionRejected("args must be an object", reason="malformed")
-        if args.get("auto", "timeout") != "timeout":
-            raise ActionRejected("args.auto can only be 'timeout'", reason="malformed")
+        args = args_object(raw)
+        check_auto(args)
         return seat, action, args
 
     def _resolve(self, st: MahjongState, p: Mapping[str, Any]) -> Action:

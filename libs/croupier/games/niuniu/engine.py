@@ -52,6 +52,16 @@ from croupier.errors import (
     RuleViolation,
 )
 from croupier.games import base as g
+from croupier.games.common import (
+    action_fields,
+    args_object,
+    bet_fields,
+    carry_of,
+    check_auto,
+    deal_rows,
+    position,
+    stake_amount,
+)
 from croupier.games.niuniu.hands import (
     Hand,
     HandRules,
@@ -176,9 +186,7 @@ class NiuniuEngine(g.Engine[NiuniuState]):
     def open(self, hand_id: str, payload: Mapping[str, Any]) -> NiuniuState:
         t = self.table
         o = g.parse_opened(payload, min_seats=t.min_seats, max_seats=t.max_seats)
-        carry = payload.get("carry", {})
-        if not isinstance(carry, Mapping):
-            raise RuleViolation("carry must be an object", reason="malformed")
+        carry = carry_of(payload)
         order = sorted(o.seats)
         st = NiuniuState(
             variant=self.variant,
@@ -300,18 +308,13 @@ class NiuniuEngine(g.Engine[NiuniuState]):
 
     # -- checks ----------------------------------------------------------------------
     def _parse_action(self, p: Mapping[str, Any]) -> tuple[int, str, Mapping[str, Any]]:
-        try:
-            seat, action, args = int(p["seat"]), str(p["action"]), p.get("args", {})
-        except (KeyError, TypeError, ValueError) as e:
-            raise ActionRejected(f"malformed action: {e}", reason="malformed") from e
+        seat, action, raw = action_fields(p)
         if action not in ACTIONS:
             raise ActionRejected(
                 f"unknown action {action!r}; one of {list(ACTIONS)}", reason="unknown_action"
             )
-        if not isinstance(args, Mapping):
-            raise ActionRejected("args must be an object", reason="malformed")
-        if args.get("auto", "timeout") != "timeout":
-            raise ActionRejected("auto marks a timeout move: auto: 'timeout'", reason="malformed")
+        args = args_object(raw)
+        check_auto(args)
         extra = set(args) - ARGS[action] - {"auto"}
         if extra:
             raise ActionRejected(
@@ -435,21 +438,13 @@ class NiuniuEngine(g.Engine[NiuniuState]):
             )
         if st.phase != "betting":
             raise BetRejected("betting is closed", reason="betting_closed")
-        try:
-            seat, spot, amount = int(p["seat"]), str(p["spot"]), p["amount"]
-        except (KeyError, TypeError, ValueError) as e:
-            raise BetRejected(f"malformed bet: {e}", reason="malformed") from e
+        seat, spot, amount = bet_fields(p)
         st.seat(seat)
         if spot not in h.spots:
             raise BetRejected(
                 f"unknown spot {spot!r}; one of {list(h.spots)}", reason="unknown_spot"
             )
-        if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
-            raise BetRejected(
-                f"amount must be a positive integer, got {amount!r}", reason="bad_amount"
-            )
-        if amount % h.step:
-            raise BetRejected(f"amount must be a multiple of {h.step}", reason="bad_amount")
+        amount = stake_amount(amount, h.step)
         if seat == st.banker:
             raise BetRejected("the banker does not bet on the spots", reason="banker_cannot_bet")
         on_spot = st.bets.get((seat, spot), 0) + amount
@@ -488,26 +483,17 @@ class NiuniuEngine(g.Engine[NiuniuState]):
         return [target(s) for s in st.active()]
 
     def _check_cards(self, st: NiuniuState, p: Mapping[str, Any]) -> list[tuple[str, str]]:
-        req = self.next_deal(st)
-        cards = p.get("cards")
-        if req is None or not req.cards:
-            raise RuleViolation("no cards are due now", reason="illegal_deal")
-        if not isinstance(cards, list) or len(cards) != len(req.cards):
-            raise RuleViolation(
-                f"{len(req.cards)} cards are due in one event", reason="illegal_deal"
-            )
+        rows = deal_rows(self.next_deal(st), p)
         seen = {c for play in st.play.values() for c in play.cards}
         seen |= {c for box in st.boxes.values() for c in box}
         out = []
-        for c, d in zip(cards, req.cards, strict=True):
+        for c, d in rows:
             if not isinstance(c, Mapping) or c.get("to") != d.to or c.get("up") is not d.up:
                 raise RuleViolation(
                     f"the next card goes to {d.to} face {'up' if d.up else 'down'}",
                     reason="illegal_deal",
                 )
-            pos = c.get("pos")
-            if not isinstance(pos, int) or isinstance(pos, bool) or pos < 0:
-                raise RuleViolation("card position must be an integer >= 0", reason="malformed")
+            position(c)
             card = str(c.get("card"))
             try:
                 ok = parse_card(card) == card and card not in ("BJ", "RJ")

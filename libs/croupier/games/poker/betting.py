@@ -18,6 +18,7 @@ from typing import Any
 from croupier.cards import CARDS52
 from croupier.errors import ActionRejected, ConfigError, RuleViolation
 from croupier.games import base as g
+from croupier.games.common import action_fields, args_object, deal_rows, int_arg, position
 from croupier.money import (
     Claim,
     PotSeat,
@@ -107,23 +108,10 @@ class Chips:
         return sum(self.put.values())
 
 
-def int_arg(args: Mapping[str, Any], name: str) -> int:
-    v = args.get(name)
-    if not isinstance(v, int) or isinstance(v, bool):
-        raise ActionRejected(f"'{name}' must be an integer, got {v!r}", reason="malformed")
-    return v
-
-
 def parse_action(p: Mapping[str, Any], known: Sequence[str]) -> tuple[int, str, Mapping[str, Any]]:
     """``action.taken`` → (seat, action, args), with precise errors."""
-    try:
-        seat, action, args = p["seat"], str(p["action"]), p.get("args", {})
-    except (KeyError, TypeError) as e:
-        raise ActionRejected(f"malformed action: {e!r}", reason="malformed") from e
-    if not isinstance(seat, int) or isinstance(seat, bool):
-        raise ActionRejected(f"seat must be an integer, got {seat!r}", reason="malformed")
-    if not isinstance(args, Mapping):
-        raise ActionRejected("args must be an object", reason="malformed")
+    seat, action, raw = action_fields(p, exact_seat=True)
+    args = args_object(raw)
     if action not in known:
         raise ActionRejected(
             f"unknown action {action!r}; one of {sorted(known)}", reason="unknown_action"
@@ -140,14 +128,9 @@ def check_dealt(
     """A ``card.dealt`` must be exactly the cards ``req`` asked for: same targets, same
     face, in order; each card a real card not dealt before in this hand. Returns
     (to, card, up, pos) rows."""
-    if req is None or not req.cards:
-        raise RuleViolation("no cards are to be dealt now", reason="illegal_deal")
-    rows = p.get("cards")
-    if not isinstance(rows, list) or len(rows) != len(req.cards):
-        raise RuleViolation(f"expected {len(req.cards)} cards in this deal", reason="illegal_deal")
     out = []
     seen = set(dealt)
-    for d, c in zip(req.cards, rows, strict=True):
+    for c, d in deal_rows(req, p):
         if not isinstance(c, Mapping) or c.get("to") != d.to or c.get("up") is not d.up:
             raise RuleViolation(
                 f"expected a card to {d.to} {'face up' if d.up else 'face down'}, got {c!r}",
@@ -156,9 +139,7 @@ def check_dealt(
         card = c.get("card")
         if card not in _DECK or card in seen:
             raise RuleViolation(f"{card!r} is not an undealt card of the deck", reason="bad_card")
-        pos = c.get("pos")
-        if not isinstance(pos, int) or isinstance(pos, bool) or pos < 0:
-            raise RuleViolation("card position must be an integer >= 0", reason="malformed")
+        pos = position(c)
         seen.add(card)
         out.append((d.to, str(card), d.up, pos))
     return out

@@ -42,6 +42,7 @@ from croupier.errors import (
     RuleViolation,
 )
 from croupier.games import base as g
+from croupier.games.common import carry_of
 from croupier.games.poker import hands
 from croupier.games.poker.betting import (
     ButtonRule,
@@ -203,9 +204,7 @@ class HoldemEngine(g.Engine[HoldemState]):
                 raise RuleViolation(
                     f"seat {s.seat} has no chips to play a hand", reason="empty_stack"
                 )
-        carry = payload.get("carry", {})
-        if not isinstance(carry, Mapping):
-            raise RuleViolation("carry must be an object", reason="malformed")
+        carry = carry_of(payload)
         order = sorted(o.seats)
         st = HoldemState(
             variant=self.variant,

@@ -47,6 +47,7 @@ from croupier.errors import (
     RuleViolation,
 )
 from croupier.games import base as g
+from croupier.games.common import carry_of, int_arg
 from croupier.games.poker import hands
 from croupier.games.poker.betting import (
     ButtonRule,
@@ -56,7 +57,6 @@ from croupier.games.poker.betting import (
     button_from_roll,
     check_dealt,
     clockwise,
-    int_arg,
     parse_action,
     rake_policy,
     seat_target,
@@ -224,9 +224,7 @@ class ZhajinhuaEngine(g.Engine[ZhajinhuaState]):
                     f"seat {s.seat} carries {s.stack}, less than the ante {r.ante}",
                     reason="short_stack",
                 )
-        carry = payload.get("carry", {})
-        if not isinstance(carry, Mapping):
-            raise RuleViolation("carry must be an object", reason="malformed")
+        carry = carry_of(payload)
         order = sorted(o.seats)
         return ZhajinhuaState(
             variant=self.variant,

@@ -68,6 +68,7 @@ from croupier.errors import (
     RuleViolation,
 )
 from croupier.games import base as g
+from croupier.games.common import action_fields, bet_fields, check_dealt, stake_amount
 from croupier.games.registry import register_family
 from croupier.games.sangong.hands import Hand, HandRules, banker_wins, check_cards, evaluate
 from croupier.games.sangong.probability import Matchup, label_counts, matchup
@@ -316,19 +317,11 @@ class SangongEngine(g.Engine[SangongState]):
             )
         if st.phase != Phase.BETTING:
             raise BetRejected("betting is closed", reason="betting_closed")
-        try:
-            seat_no, spot, amount = int(p["seat"]), str(p["spot"]), p["amount"]
-        except (KeyError, TypeError, ValueError) as e:
-            raise BetRejected(f"malformed bet: {e}", reason="malformed") from e
+        seat_no, spot, amount = bet_fields(p)
         seat = st.seat(seat_no)
         if spot not in SPOTS:
             raise BetRejected(f"unknown spot {spot!r}; one of {list(SPOTS)}", reason="unknown_spot")
-        if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
-            raise BetRejected(
-                f"amount must be a positive integer, got {amount!r}", reason="bad_amount"
-            )
-        if amount % lim.step:
-            raise BetRejected(f"amount must be a multiple of {lim.step}", reason="bad_amount")
+        amount = stake_amount(amount, lim.step)
         on_spot = st.bets.get((seat_no, spot), 0) + amount
         if on_spot < lim.min:
             raise BetRejected(f"{spot} minimum is {lim.min}", reason="under_minimum")
@@ -345,10 +338,7 @@ class SangongEngine(g.Engine[SangongState]):
 
     # -- actions (grab tables) ---------------------------------------------------------
     def _parse_action(self, p: Mapping[str, Any]) -> tuple[int, Act, int | None]:
-        try:
-            seat_no, name, args = int(p["seat"]), str(p["action"]), p.get("args", {})
-        except (KeyError, TypeError, ValueError) as e:
-            raise ActionRejected(f"malformed action: {e}", reason="malformed") from e
+        seat_no, name, args = action_fields(p)
         try:
             act = Act(name)
         except ValueError:
@@ -479,34 +469,19 @@ class SangongEngine(g.Engine[SangongState]):
         return None
 
     def _check_cards(self, st: SangongState, p: Mapping[str, Any]) -> None:
-        req = self.next_deal(st)
-        if req is None or not req.cards:
-            raise RuleViolation("no cards are to be dealt now", reason="illegal_deal")
-        cards = p.get("cards")
-        if not isinstance(cards, list) or len(cards) != len(req.cards):
-            raise RuleViolation(
-                f"card.dealt must hold the {len(req.cards)} cards asked for", reason="illegal_deal"
-            )
         seen = {c for cs in st.dealt.values() for c in cs}
-        for c, d in zip(cards, req.cards, strict=True):
-            if not isinstance(c, Mapping):
-                raise RuleViolation("each dealt card must be an object", reason="malformed")
-            if c.get("to") != d.to or c.get("up") is not d.up:
-                raise RuleViolation(
-                    f"next card goes to {d.to} face {'up' if d.up else 'down'}, "
-                    f"not {c.get('to')!r} (up={c.get('up')!r})",
-                    reason="illegal_deal",
-                )
+
+        def undealt(raw: object) -> str:
             try:
-                card = parse_card(str(c.get("card")))
+                card = parse_card(str(raw))
             except NotationError as e:
                 raise RuleViolation(e.message, reason="bad_card") from e
-            if card != c.get("card") or card in ("BJ", "RJ") or card in seen:
-                raise RuleViolation(f"{c.get('card')!r} cannot be dealt here", reason="bad_card")
+            if card != raw or card in ("BJ", "RJ") or card in seen:
+                raise RuleViolation(f"{raw!r} cannot be dealt here", reason="bad_card")
             seen.add(card)
-            pos = c.get("pos")
-            if not isinstance(pos, int) or isinstance(pos, bool) or pos < 0:
-                raise RuleViolation("card position must be an integer >= 0", reason="malformed")
+            return card
+
+        check_dealt(self.next_deal(st), p, undealt)
 
     def _check_reveal(self, st: SangongState, p: Mapping[str, Any]) -> None:
         req = self.next_deal(st)

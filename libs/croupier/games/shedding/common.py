@@ -10,12 +10,15 @@ from typing import Any
 from croupier.cards import parse_card
 from croupier.errors import ActionRejected, InvalidInput, RuleViolation
 from croupier.games import base as g
+from croupier.games.common import (
+    action_fields,
+    args_object,
+    check_auto,
+    check_dealt,
+    is_int,
+)
 
 HIDDEN = "??"
-
-
-def is_int(x: object) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def parse_action(
@@ -23,65 +26,44 @@ def parse_action(
 ) -> tuple[int, str, Mapping[str, Any]]:
     """``(seat, action, args)`` of an ``action.taken``: a known action whose args are
     among ``allowed[action]`` (plus ``auto: "timeout"`` on a 托管 move)."""
-    try:
-        seat, action, args = p["seat"], str(p["action"]), p.get("args", {})
-    except (KeyError, TypeError, ValueError) as e:
-        raise ActionRejected(f"malformed action: {e}", reason="malformed") from e
-    if not is_int(seat):
-        raise ActionRejected("seat must be an integer", reason="malformed")
+    seat, action, raw = action_fields(p, exact_seat=True)
     if action not in allowed:
         raise ActionRejected(
             f"unknown action {action!r}; one of {sorted(allowed)}", reason="unknown_action"
         )
-    if not isinstance(args, Mapping):
-        raise ActionRejected("args must be an object", reason="malformed")
+    args = args_object(raw)
     extra = set(args) - allowed[action] - {"auto"}
     if extra:
         raise ActionRejected(
             f"{action} takes {sorted(allowed[action])}, not {sorted(extra)}", reason="malformed"
         )
-    if "auto" in args and args["auto"] != "timeout":
-        raise ActionRejected("args.auto can only be 'timeout'", reason="malformed")
-    return int(seat), action, args
+    check_auto(args)
+    return seat, action, args
 
 
 def check_deal(req: g.DealRequest | None, p: Mapping[str, Any], copies: int) -> None:
     """``card.dealt`` must deal exactly what ``req`` asks (targets, face down or up),
     real cards (or ``??`` in a redacted view), no card more often than the deck holds
     it, at whole positions."""
-    want = req.cards if req is not None else ()
-    if not want:
-        raise RuleViolation("no card is due now", reason="illegal_deal")
-    cards = p.get("cards")
-    if not isinstance(cards, list) or len(cards) != len(want):
-        raise RuleViolation(f"{len(want)} card(s) are due in this deal", reason="illegal_deal")
     seen: Counter[str] = Counter()
-    for c, d in zip(cards, want, strict=True):
-        if not isinstance(c, Mapping):
-            raise RuleViolation("each dealt card must be an object", reason="malformed")
-        if c.get("to") != d.to or c.get("up") is not d.up:
+
+    def counted(card: object) -> str:
+        if card == HIDDEN:
+            return HIDDEN
+        try:
+            ok = parse_card(str(card)) == card
+        except InvalidInput:
+            ok = False
+        if not ok:
+            raise RuleViolation(f"{card!r} is not a card", reason="bad_card")
+        seen[str(card)] += 1
+        if seen[str(card)] > copies:
             raise RuleViolation(
-                f"next card goes to {d.to} {'up' if d.up else 'down'}, not "
-                f"{c.get('to')!r} up={c.get('up')!r}",
-                reason="illegal_deal",
+                f"{card} dealt more often than the {copies} deck(s) hold it", reason="bad_card"
             )
-        card = c.get("card")
-        if card != HIDDEN:
-            try:
-                ok = parse_card(str(card)) == card
-            except InvalidInput:
-                ok = False
-            if not ok:
-                raise RuleViolation(f"{card!r} is not a card", reason="bad_card")
-            seen[str(card)] += 1
-            if seen[str(card)] > copies:
-                raise RuleViolation(
-                    f"{card} dealt more often than the {copies} deck(s) hold it",
-                    reason="bad_card",
-                )
-        pos = c.get("pos")
-        if not isinstance(pos, int) or isinstance(pos, bool) or pos < 0:
-            raise RuleViolation("card position must be an integer >= 0", reason="malformed")
+        return str(card)
+
+    check_dealt(req, p, counted)
 
 
 def check_die(p: Mapping[str, Any], faces: int, what: str) -> int:

@@ -53,9 +53,10 @@ from typing import Any
 from croupier.cards import parse_card
 from croupier.errors import ActionRejected, BetRejected, ConfigError, InvalidInput, RuleViolation
 from croupier.games import base as g
+from croupier.games.common import is_int
 from croupier.games.registry import register_family
 from croupier.games.shedding import shuangkou  # noqa: F401  (registers the shuangkou family)
-from croupier.games.shedding.common import HIDDEN, check_deal, check_die, is_int, parse_action
+from croupier.games.shedding.common import HIDDEN, check_deal, check_die, parse_action
 from croupier.games.shedding.generator import choose, legal_moves
 from croupier.games.shedding.moves import (
     BIG_JOKER,

@@ -31,7 +31,13 @@ from typing import Any
 
 from croupier.errors import ActionRejected, BetRejected, ConfigError, InvalidInput
 from croupier.games import base as g
-from croupier.games.dice.rolls import check_roll
+from croupier.games.common import (
+    action_fields,
+    args_object,
+    bet_fields,
+    check_requested_roll,
+    stake_amount,
+)
 from croupier.games.registry import register_family
 from croupier.games.slots.double_up import (
     DIE_FACES,
@@ -126,10 +132,7 @@ class SlotEngine(g.Engine[SlotState]):
     def verify_bet(self, st: SlotState, p: Mapping[str, Any]) -> int:
         if st.phase != "betting":
             raise BetRejected("betting is closed", reason="betting_closed")
-        try:
-            seat_no, spot, amount = int(p["seat"]), str(p["spot"]), p["amount"]
-        except (KeyError, TypeError, ValueError) as e:
-            raise BetRejected(f"malformed bet: {e}", reason="malformed") from e
+        seat_no, spot, amount = bet_fields(p)
         if seat_no not in st.seats:
             raise BetRejected(f"seat {seat_no} is not at this hand", reason="unknown_seat")
         seat = st.seats[seat_no]
@@ -137,10 +140,7 @@ class SlotEngine(g.Engine[SlotState]):
             raise BetRejected(
                 f"unknown spot {spot!r}; a slot takes {SPIN!r}", reason="unknown_spot"
             )
-        if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
-            raise BetRejected(
-                f"amount must be a positive integer, got {amount!r}", reason="bad_amount"
-            )
+        amount = stake_amount(amount)
         if st.stake:
             raise BetRejected(
                 "one spin per hand; the stake is already placed", reason="already_bet"
@@ -159,13 +159,8 @@ class SlotEngine(g.Engine[SlotState]):
         return amount
 
     def _parse_action(self, p: Mapping[str, Any]) -> tuple[int, str, Mapping[str, Any]]:
-        try:
-            seat_no, action, args = int(p["seat"]), str(p["action"]), p.get("args", {})
-        except (KeyError, TypeError, ValueError) as e:
-            raise ActionRejected(f"malformed action: {e}", reason="malformed") from e
-        if not isinstance(args, Mapping):
-            raise ActionRejected("args must be an object", reason="malformed")
-        return seat_no, action, args
+        seat_no, action, args = action_fields(p)
+        return seat_no, action, args_object(args)
 
     def verify_action(self, st: SlotState, p: Mapping[str, Any]) -> Guess | None:
         """Check an ``action.taken``; the :class:`Guess` it makes (None: collect)."""
@@ -220,10 +215,7 @@ class SlotEngine(g.Engine[SlotState]):
             if st.phase != "betting":
                 raise ActionRejected("betting is already closed", reason="betting_closed")
         elif type_ == g.DICE_ROLLED:
-            req = self.next_deal(st)
-            if req is None:
-                raise ActionRejected("no dice are to be rolled now", reason="illegal_roll")
-            check_roll(p, req.die_faces(), st.rolls)
+            check_requested_roll(self.next_deal(st), p, st.rolls)
         else:
             raise ActionRejected(f"多财多福 has no {type_} event", reason="unknown_event")
 

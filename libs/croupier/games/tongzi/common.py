@@ -14,6 +14,7 @@ from typing import Any
 
 from croupier.errors import ActionRejected, ConfigError, NotationError, RuleViolation
 from croupier.games import base as g
+from croupier.games.common import action_fields, check_dealt
 from croupier.games.tongzi.tiles import COPIES, parse_tile
 
 
@@ -62,39 +63,23 @@ def check_tiles(
     """A ``card.dealt`` payload against the request it answers: the targets and faces
     as asked, every tile a 筒子 tile, no kind more than four times with the tiles
     already ``held`` in the hand, positions integers >= 0. Returns (to, tile, up, pos)."""
-    want = req.cards if req is not None else ()
-    if not want:
-        raise RuleViolation("no tile is due now", reason="illegal_deal")
-    cards = p.get("cards")
-    if not isinstance(cards, list) or len(cards) != len(want):
-        raise RuleViolation(f"{len(want)} tile(s) are due in this deal", reason="illegal_deal")
     count: dict[str, int] = {}
     for t in held:
         count[t] = count.get(t, 0) + 1
-    out = []
-    for c, d in zip(cards, want, strict=True):
-        if not isinstance(c, Mapping):
-            raise RuleViolation("each dealt tile must be an object", reason="malformed")
-        if c.get("to") != d.to or c.get("up") is not d.up:
-            raise RuleViolation(
-                f"next tile goes to {d.to} {'up' if d.up else 'down'}, not "
-                f"{c.get('to')!r} up={c.get('up')!r}",
-                reason="illegal_deal",
-            )
+
+    def counted(raw: object) -> str:
         try:
-            tile = parse_tile(c.get("card"))
+            tile = parse_tile(raw)
         except NotationError as e:
             raise RuleViolation(e.message, reason="bad_card") from e
-        if tile != c.get("card"):
-            raise RuleViolation(f"{c.get('card')!r} is not in canonical form", reason="bad_card")
+        if tile != raw:
+            raise RuleViolation(f"{raw!r} is not in canonical form", reason="bad_card")
         count[tile] = count.get(tile, 0) + 1
         if count[tile] > COPIES:
             raise RuleViolation(f"{tile} dealt more than {COPIES} times", reason="bad_card")
-        pos = c.get("pos")
-        if not isinstance(pos, int) or isinstance(pos, bool) or pos < 0:
-            raise RuleViolation("tile position must be an integer >= 0", reason="malformed")
-        out.append((d.to, tile, d.up, pos))
-    return out
+        return tile
+
+    return check_dealt(req, p, counted, noun="tile")
 
 
 def target(seat: int) -> str:
@@ -107,24 +92,12 @@ def seat_of(to: str) -> int:
 
 def parse_action(p: Mapping[str, Any], allowed_args: set[str]) -> tuple[int, str, dict[str, Any]]:
     """``action.taken`` fields; ``args`` may also carry the dealer's ``auto`` marker."""
-    try:
-        seat_no, name, args = p["seat"], str(p["action"]), p.get("args", {})
-    except (KeyError, TypeError, ValueError) as e:
-        raise ActionRejected(f"malformed action: {e}", reason="malformed") from e
-    if not isinstance(seat_no, int) or isinstance(seat_no, bool):
-        raise ActionRejected("seat must be an integer", reason="malformed")
+    seat_no, name, args = action_fields(p, exact_seat=True)
     if not isinstance(args, Mapping) or set(args) - allowed_args - {"auto"}:
         raise ActionRejected(
             f"args may only hold {sorted(allowed_args)}, got {args!r}", reason="malformed"
         )
     return seat_no, name, dict(args)
-
-
-def whole(args: Mapping[str, Any], key: str) -> int:
-    v = args.get(key)
-    if not isinstance(v, int) or isinstance(v, bool):
-        raise ActionRejected(f"{key} must be an integer, got {v!r}", reason="malformed")
-    return v
 
 
 def config_int(raw: Mapping[str, Any], *path: str) -> int:

@@ -36,6 +36,7 @@ from typing import Any
 
 from croupier.errors import ActionRejected, BetRejected, ConfigError, InvalidInput, RuleViolation
 from croupier.games import base as g
+from croupier.games.common import int_arg
 from croupier.games.registry import register_family
 from croupier.games.tongzi.common import (
     Direction,
@@ -47,7 +48,6 @@ from croupier.games.tongzi.common import (
     require,
     seat_of,
     target,
-    whole,
 )
 from croupier.games.tongzi.probability import (
     category_table,
@@ -184,7 +184,7 @@ class ErbagangEngine(g.Engine[ErbagangState]):
                 f"unknown action {name!r}; erbagang takes 'grab' and 'bet'",
                 reason="unknown_action",
             )
-        m = whole(args, "multiple")
+        m = int_arg(args, "multiple")
         if name == GRAB:
             if st.phase != "grab":
                 raise ActionRejected("the bank is not being grabbed now", reason="not_grabbing")

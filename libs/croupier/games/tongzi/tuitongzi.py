@@ -33,6 +33,7 @@ from typing import Any
 
 from croupier.errors import ActionRejected, BetRejected, ConfigError, InvalidInput, RuleViolation
 from croupier.games import base as g
+from croupier.games.common import int_arg
 from croupier.games.registry import register_family
 from croupier.games.tongzi.common import (
     Direction,
@@ -44,7 +45,6 @@ from croupier.games.tongzi.common import (
     require,
     seat_of,
     target,
-    whole,
 )
 from croupier.games.tongzi.probability import (
     category_table,
@@ -186,7 +186,7 @@ class TuitongziEngine(g.Engine[TuitongziState]):
             if "amount" in args:
                 raise ActionRejected("a fold takes no amount", reason="malformed")
             return seat_no, name, 0
-        amount = whole(args, "amount")
+        amount = int_arg(args, "amount")
         cap = self.raise_cap(st, seat_no)
         if amount % self.raise_step or amount < self.raise_min:
             raise ActionRejected(
