@@ -2,7 +2,7 @@
 (deep, short and empty), random banker grabs and offers, dice, bet multiples, 百人牛牛
 stakes and banker queue, arrangements shown or left to the game, and decks shuffled by
 ``croupier.fair`` from a drawn seed (sometimes with special hands rigged on top).
-Zero-sum; nobody loses more than they carried; rake is the variant's rate of each
+Zero-sum; nobody loses or wins more than they carried; rake is the variant's rate of each
 winner's profit at most; a replay gives the same state, outcome and settlement;
 checking an event never changes the state; a player's view (others' cards as "??")
 waits on the same turns."""
@@ -146,6 +146,7 @@ def test_money_properties(p: Played) -> None:
             continue
         assert d >= -carried[who], (who, d, carried[who])  # nobody loses more than carried
         profit = d + res.rake[who]
+        assert profit <= carried[who], (who, profit, carried[who])  # nor wins more (有限责任制)
         assert 0 <= res.rake[who] <= max(Fraction(0), rate * profit)
     if s.void:
         assert all(d == 0 for d in res.deltas.values())

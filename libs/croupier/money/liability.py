@@ -10,7 +10,7 @@ to apply them to a hand.
  2      :func:`banker_pro_rata`       001 same sections: 特殊情况 (庄家不够输/不够赔)
  3      :func:`doudizhu_three_step`   000 斗地主 1.4.2, 加倍斗地主 1.3.2: 有限责任制
  4      :func:`proportional_to_carried`  000 广东麻将 实际输赢, 血战麻将 有限责任制, 十三水
-                                      实际输赢, 牛牛 结算规则, 通比牛牛 有限责任制
+                                      实际输赢, 通比牛牛 有限责任制
  5      :func:`cha_da_jiao`           000 血战麻将: 查大叫 (by fan share)
  6      :func:`hua_zhu_split`         000 血战麻将: 查花猪 (equal split, remainder kept)
  7      :func:`classic_niuniu_bet_limits`, :func:`hundred_spot_multiplier_limit`
@@ -51,8 +51,7 @@ SOURCE_DOUDIZHU: Final = "000 斗地主 1.4.2 有限责任制"
 SOURCE_DOUDIZHU_DOUBLING: Final = "000 加倍斗地主 1.3.2 有限责任制"
 RULE_PROPORTIONAL: Final = "proportional_to_carried"
 SOURCE_PROPORTIONAL: Final = (
-    "000 广东麻将推倒胡 实际输赢; 血战麻将 有限责任制; 十三水规则 6、实际输赢; "
-    "牛牛游戏规则 五、结算规则; 通比牛牛 有限责任制"
+    "000 广东麻将推倒胡 实际输赢; 血战麻将 有限责任制; 十三水规则 6、实际输赢; 通比牛牛 有限责任制"
 )
 RULE_CHA_DA_JIAO: Final = "cha_da_jiao_by_fan"
 SOURCE_CHA_DA_JIAO: Final = "000 血战麻将 规则玩法 查大叫 and 流局 1. 查大叫 (按番数比例赔付)"
@@ -208,7 +207,8 @@ def proportional_to_carried(
     nets: Mapping[str, Number], carried: Mapping[str, int]
 ) -> dict[str, Fraction]:
     """Flavour 4, proportional payment capped by carried points, every player (000 广东麻将
-    实际输赢, 血战麻将 有限责任制, 十三水 实际输赢, 牛牛 结算规则, 通比牛牛 有限责任制).
+    实际输赢, 血战麻将 有限责任制, 十三水 实际输赢, 通比牛牛 有限责任制; a banker game
+    such as 牛牛游戏规则 settles each player against the banker: :class:`BankerCover`).
 
     The seeds: nobody's actual win or loss exceeds what they carried, and when that binds
     the actual results are computed "按比例" from the carried points. Algorithm (the

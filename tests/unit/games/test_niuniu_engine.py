@@ -143,9 +143,10 @@ def test_classic_bet_limits_and_the_list_1_3_6_10() -> None:
     assert e.auto_action(st) == (1, "bet", {"multiple": 1})
 
 
-def test_banker_game_claims_and_proportional_liability() -> None:
+def test_banker_game_claims_and_limited_liability() -> None:
     """000 牛牛游戏规则: the winner's multiplier applies (牛牛 x5, 小牛牛 x10); with
-    有限责任制 a short loser pays what they carried and winners share it."""
+    有限责任制 a banker who carried 300 points wins at most 300, paid by the losers pro
+    rata to what they owe."""
     e = eng("niuniu.banker")
     _, st = script_hand(
         e,
@@ -164,6 +165,26 @@ def test_banker_game_claims_and_proportional_liability() -> None:
     assert r.deltas["p3"] + r.rake["p3"] == 300_00  # wins at most what it carried
     assert r.deltas["p1"] == -100_00 and r.deltas["p2"] == -200_00  # pro rata 2:4
     assert sum(r.deltas.values()) + r.total_rake == 0
+
+
+def test_banker_game_a_short_loser_does_not_cut_another_players_win() -> None:
+    """000 牛牛游戏规则, 四、5 结算 (庄闲结算: each player against the banker) and 五、1
+    有限责任制 (每位玩家输赢不能超过自身携带金额): p1 beats a deep banker with 小牛牛 x10 at
+    1x and wins 100 x 10 x 1 = 1000 points, whatever another player carried; p2 (300
+    points carried) loses 100 x 5 x 4 = 2000 in theory and pays the 300 it has. Netting
+    the whole table pro rata would pay p1 142.5 and let the banker, beaten by p1, win."""
+    e = eng("niuniu.banker")
+    _, st = script_hand(
+        e,
+        opened(e.variant, seats(BIG, 300_00, BIG)),
+        cards=deal(SMALL_NIU, NONE_K, NIUNIU),
+        dice=[3],  # nobody grabs: seat 3 banks
+        decide=decider(multiples={1: 1, 2: 4}),
+    )
+    assert st.banker == 3
+    r = e.settle(st)
+    assert r.deltas == {"p1": 950_00, "p2": -300_00, "p3": -700_00}
+    assert r.rake == {"p1": 50_00, "p2": 0, "p3": 0}
 
 
 # -- banker choice and carry ---------------------------------------------------------------

@@ -402,6 +402,8 @@ def test_grab_bad_actions_write_nothing() -> None:
         ({"seat": 1, "action": "grab", "args": {"multiple": "2"}}, "malformed"),
         ({"seat": 1, "action": "grab", "args": {"size": 2}}, "malformed"),
         ({"seat": 1, "action": "pass", "args": {"multiple": 2}}, "malformed"),
+        ({"seat": 1, "action": "pass", "args": {"auto": "afk"}}, "malformed"),
+        ({"seat": 1, "action": "pass", "args": None}, "malformed"),
         ({"seat": 1, "action": "bet", "args": {"multiple": 1}}, "wrong_phase"),
         ({"seat": 1, "action": "fold", "args": {}}, "unknown_action"),
         ({"seat": 7, "action": "pass", "args": {}}, "unknown_seat"),

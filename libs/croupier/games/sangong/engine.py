@@ -68,7 +68,13 @@ from croupier.errors import (
     RuleViolation,
 )
 from croupier.games import base as g
-from croupier.games.common import action_fields, bet_fields, check_dealt, stake_amount
+from croupier.games.common import (
+    action_fields,
+    bet_fields,
+    check_auto,
+    check_dealt,
+    stake_amount,
+)
 from croupier.games.registry import register_family
 from croupier.games.sangong.hands import Hand, HandRules, banker_wins, check_cards, evaluate
 from croupier.games.sangong.probability import Matchup, label_counts, matchup
@@ -348,6 +354,7 @@ class SangongEngine(g.Engine[SangongState]):
             ) from None
         if not isinstance(args, Mapping) or set(args) - {"multiple", "auto"}:
             raise ActionRejected("args may only hold the 'multiple'", reason="malformed")
+        check_auto(args)
         m = args.get("multiple")
         if m is not None and (isinstance(m, bool) or not isinstance(m, int)):
             raise ActionRejected(f"multiple must be an integer, got {m!r}", reason="malformed")
