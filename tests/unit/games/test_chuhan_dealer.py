@@ -8,34 +8,25 @@ bots play whole hands."""
 from __future__ import annotations
 
 import copy
-import hashlib
-import itertools
 import json
 import random
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from croupier.audit import StoredSettlement, StreamLog, Verdict, audit_hand
-from croupier.dealing import Batch, Dealer, Hand
+from croupier.audit import Verdict
+from croupier.dealing import Hand
 from croupier.errors import ActionRejected, BetRejected
-from croupier.events import make_event, seal, verify_chain
+from croupier.events import verify_chain
 from croupier.games import base as g
 from croupier.games.chuhan.engine import ChuhanEngine, ChuhanState
 from croupier.games.registry import engine
-from croupier.settlement import HandSettlement, settle_state
-from croupier.signing import KeyRegistry, Signer
+from croupier.settlement import HandSettlement
+from croupier.testing import DealerRun, seat_rows
 from croupier_services.bots import bets_for, next_move
 from croupier_services.views import HIDDEN, redact
 
-DEALER = Signer.from_seed("dealer", "dealer-k1", bytes([1]) * 32)
-GATEWAY = Signer.from_seed("gateway", "gateway-k1", bytes([2]) * 32)
-RULES = Signer.from_seed("rules", "rules-k1", bytes([3]) * 32)
-SETTLEMENT = Signer.from_seed("settlement", "settlement-k1", bytes([4]) * 32)
-REGISTRY = KeyRegistry(s.public_entry() for s in (DEALER, GATEWAY, RULES, SETTLEMENT))
-T0 = 1_700_000_000_000
 VARIANTS = ("chuhan", "chuhan.insured")
 
 
@@ -51,40 +42,14 @@ def cs(hand: Hand) -> ChuhanState:
 
 
 def seats(n: int, stack: int = 10**7) -> list[dict[str, Any]]:
-    return [{"seat": i + 1, "player": f"p{i + 1}", "stack": stack} for i in range(n)]
+    return seat_rows(range(1, n + 1), stack)
 
 
 @dataclass
-class Run:
-    variant: str
-    seed_base: int = 1
-    batches: list[Batch] = field(default_factory=list)
+class Run(DealerRun):
+    """A chuhan table; ``play_out`` bets, passes, reveals or lets the turn time out."""
 
-    def __post_init__(self) -> None:
-        clock = itertools.count(T0)
-        seeds: Iterator[bytes] = (
-            hashlib.sha256(f"chuhan seed {n}".encode()).digest()
-            for n in itertools.count(self.seed_base)
-        )
-        self.d = Dealer(
-            DEALER, GATEWAY, clock_ms=lambda: next(clock), seed_source=lambda: next(seeds)
-        )
-        self.keep(self.d.open_table("t1", self.variant))
-
-    def keep(self, b: Batch) -> Batch:
-        self.batches.append(b)
-        return b
-
-    def open(self, table: list[dict[str, Any]], bets: Sequence[tuple[int, str, int]]) -> Hand:
-        hid, b = self.d.open_hand("t1", table)
-        self.keep(b)
-        if bets:
-            self.keep(
-                self.d.place_bets(hid, [{"seat": s, "spot": p, "amount": a} for s, p, a in bets])
-            )
-        hand = self.d.hand(hid)
-        self.keep(self.d.close_betting(hid))
-        return hand
+    seed_label: str = "chuhan"
 
     def play_out(self, hand: Hand, rng: random.Random, timeout_rate: float = 0.25) -> None:
         e = eng(self.variant)
@@ -92,52 +57,26 @@ class Run:
             turn = e.to_act(cs(hand))
             assert turn is not None, cs(hand).phase
             if rng.random() < timeout_rate:
-                self.keep(self.d.expire(hand.hand_id))
+                self.keep(self.dealer.expire(hand.hand_id))
                 continue
             seat = rng.choice(turn.seats)
             if turn.actions == ("reveal",):
-                self.keep(self.d.act(hand.hand_id, seat, "reveal", {}))
+                self.keep(self.dealer.act(hand.hand_id, seat, "reveal", {}))
                 continue
             open_ = [s.value for s in cs(hand).odds]
             if rng.random() < 0.5 and open_:
                 spot = rng.choice(open_)
                 args = {"stakes": {spot: 100 * rng.randint(1, 30)}}
-                self.keep(self.d.act(hand.hand_id, seat, "bet", args))
+                self.keep(self.dealer.act(hand.hand_id, seat, "bet", args))
             else:
-                self.keep(self.d.act(hand.hand_id, seat, "pass", {}))
-
-    def stream(self, stream: str) -> StreamLog:
-        events = tuple(e for b in self.batches for e in b.events if e.stream == stream)
-        seals = tuple(
-            s for b in self.batches for s in b.seals if any(x.stream == stream for x in s.entries)
-        )
-        return StreamLog(events, seals)
-
-
-def append_signed(log: StreamLog, type_: str, signer: Signer, payload: Any, at: int) -> StreamLog:
-    last = log.events[-1]
-    ev = make_event(
-        last.stream, last.seq + 1, type_, signer.producer, signer.key_id, last.hash, payload
-    )
-    return StreamLog((*log.events, ev), (*log.seals, seal(signer, [ev], at)))
+                self.keep(self.dealer.act(hand.hand_id, seat, "pass", {}))
 
 
 def audit(run: Run, hand: Hand) -> HandSettlement:
-    e = eng(run.variant)
     log = run.stream(hand.hand_id)
     verify_chain(log.events)
     assert log.events[-1].type == g.HAND_CLOSED
-    state = e.replay(hand.hand_id, [(x.type, x.payload) for x in log.events])
-    full = append_signed(log, g.HAND_OUTCOME, RULES, e.outcome(state), T0 + 10**6)
-    hs = settle_state(e, state)
-    full = append_signed(full, g.HAND_SETTLED, SETTLEMENT, hs.settled_payload(), T0 + 10**6 + 1)
-    rep = audit_hand(
-        hand.hand_id,
-        full,
-        run.stream(hand.shoe.shoe_id),
-        REGISTRY,
-        StoredSettlement(hs.record_bytes, hs.postings),
-    )
+    rep, hs = run.audit(hand.hand_id)
     assert rep.verdict is Verdict.PASS, rep.to_json_dict()
     assert sum(n for _, n in hs.postings) == 0
     return hs
@@ -194,7 +133,7 @@ def test_the_hole_cards_stay_hidden_until_revealed() -> None:
     for seat in (None, 1, 2):
         shown = "".join(pb.payload_json for pb in redact(events, seat))
         assert HIDDEN in shown and not any(f'"{h}"' in shown for h in holes)
-    run.keep(run.d.act(hand.hand_id, 1, "reveal", {}))
+    run.keep(run.dealer.act(hand.hand_id, 1, "reveal", {}))
     after = "".join(pb.payload_json for pb in redact(list(run.stream(hand.hand_id).events), None))
     assert all(f'"{h}"' in after for h in holes)
     audit(run, hand)
@@ -218,11 +157,11 @@ def test_a_refused_bet_or_action_writes_nothing() -> None:
         (1, "raise", {}, "unknown_action"),
     ):
         with pytest.raises(ActionRejected) as err:
-            run.d.act(hand.hand_id, seat, action, args)
+            run.dealer.act(hand.hand_id, seat, action, args)
         assert err.value.reason == reason
         assert len(hand.events) == before and not hand.writer.pending and st == snapshot
     with pytest.raises(BetRejected) as bet_err:
-        run.d.place_bets(hand.hand_id, [{"seat": 1, "spot": "chu", "amount": 100}])
+        run.dealer.place_bets(hand.hand_id, [{"seat": 1, "spot": "chu", "amount": 100}])
     assert bet_err.value.reason == "betting_closed" and len(hand.events) == before
     run.play_out(hand, rng)
     audit(run, hand)
@@ -240,5 +179,5 @@ def test_the_demo_bots_play_whole_hands(variant: str) -> None:
             public = [(pb.type, json.loads(pb.payload_json)) for pb in redact(hand.events, None)]
             move = next_move(variant, public, rng)
             assert move is not None
-            run.keep(run.d.act(hand.hand_id, move.seat, move.action, move.args))
+            run.keep(run.dealer.act(hand.hand_id, move.seat, move.action, move.args))
         audit(run, hand)

@@ -133,6 +133,13 @@ def test_chuhan_deals_face_down_holes_and_an_open_board_then_the_top_bettor_reve
         g.ACTION_TAKEN,
         {"seat": 3, "action": "reveal", "args": {}},
     )
+    expect(  # a reveal stakes nothing
+        h,
+        ActionRejected,
+        "malformed",
+        g.ACTION_TAKEN,
+        {"seat": 1, "action": "reveal", "args": {"stakes": {"chu": 100}}},
+    )
     h.act(1, "reveal")
     assert h.types[-2:] == [g.CARDS_REVEALED, g.CARDS_REVEALED] and h.e.is_over(h.st)
     out = h.e.outcome(h.st)
@@ -251,6 +258,28 @@ def test_insured_skips_betting_when_a_side_is_at_most_1_01() -> None:
     h.close()
     assert h.e.is_over(h.st) and h.st.skipped == [2, 3]
     assert h.types.count(g.ACTION_TAKEN) == 0 and h.types.count(g.CARDS_REVEALED) == 5
+
+
+def test_insured_closes_a_tie_spot_at_odds_of_at_most_1_01() -> None:
+    # Han Kc 8d vs Chu Kh 2s on 8h As Kd, turn Ad: in round 3 Han wins on 2 rivers of 44,
+    # the rest tie; a tie at 0.99 would lose money when it wins (保险楚汉德州规则 注意 i)
+    h = Scripted("chuhan.insured", "Kc 8d Kh 2s 8h As Kd Ad 3c")
+    h.bet(1, "chu", 1000)
+    h.close()
+    while h.st.round < 3 or h.st.phase not in ("bet", "done"):
+        auto = h.e.auto_action(h.st)
+        assert auto is not None, h.st.phase
+        h.act(*auto)
+    assert h.st.round == 3 and h.st.phase == "bet"
+    assert Spot.HAN in h.st.odds and Spot.TIE not in h.st.odds
+    assert h.st.round_odds[3]["tie"] is None
+    expect(
+        h,
+        ActionRejected,
+        "spot_closed",
+        g.ACTION_TAKEN,
+        {"seat": 2, "action": "bet", "args": {"stakes": {"tie": 1000}}},
+    )
 
 
 def test_insured_tie_refunds_round_one_chu_han_only() -> None:

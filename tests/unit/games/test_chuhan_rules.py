@@ -202,6 +202,17 @@ def test_later_round_odds_have_no_refund_and_close_impossible_spots() -> None:
     assert odds[Spot.CHU] is None and odds[Spot.HAN] is None and e.skip(odds)
 
 
+def test_a_tie_at_odds_of_at_most_1_01_is_not_offered() -> None:
+    """000_d16ad353ba467b8a.txt, 保险楚汉德州规则, 注意 i: odds of at most 1.01 are not bet on.
+    Han Kc 8d vs Chu Kh 2s on 8h As Kd Ad: Han wins on 2 rivers of 44 and every other
+    river ties; the tie would be quoted 0.99 (floor2(0.95 x 44 / 42)), a bet that loses
+    money when it wins: the spot is closed while Han (20.90) stays open."""
+    e = eng("chuhan.insured")
+    odds = e.round_odds(["Kh", "2s"], ["Kc", "8d"], ["8h", "As", "Kd", "Ad"], refund=False)
+    assert odds[Spot.HAN] == Fraction(2090, 100) and odds[Spot.CHU] is None
+    assert odds[Spot.TIE] is None and not e.skip(odds)
+
+
 def test_the_odds_formulas() -> None:
     rule = OddsRule(Fraction(1, 20), 2, Fraction(100), Fraction(101, 100))
     assert decimal_odds(Fraction(1, 2), rule) == Fraction(19, 10)

@@ -121,6 +121,8 @@ def test_must_bet_choices_and_refusals() -> None:
     refused(e, st, 3, "allin", "over_limit")
     refused(e, st, 4, "bet", "insufficient_stack", amount=400)
     refused(e, st, 2, "bet", "under_minimum", amount=200)  # the big blind has 200 in
+    refused(e, st, 3, "bet", "malformed", amount=200, to=400)  # bets name an amount only
+    refused(e, st, 1, "check", "malformed", amount=200)
     turn = e.to_act(st)
     assert turn is not None and turn.seat == 3 and turn.amounts == (200, 400, 800, 1600)
     act(e, st, 4, "allin")  # any order: choices are made in the same countdown
@@ -204,6 +206,12 @@ def test_two_plus_three_full_hand_with_side_pot_and_split() -> None:
     assert st.rnd is not None and st.rnd.turn == 4  # left of the big blind
     refused(e, st, 1, "call", "out_of_turn")
     refused(e, st, 4, "check", "cannot_check")
+    # an action carries only its own arguments: a call names no amount (the engine
+    # derives it), a raise names no other field, a timeout is marked "timeout"
+    refused(e, st, 4, "call", "malformed", to=99_999)
+    refused(e, st, 4, "fold", "malformed", amount=5)
+    refused(e, st, 4, "raise", "malformed", to=400, amount=400)
+    refused(e, st, 4, "call", "malformed", auto="bot")
     act(e, st, 4, "call")
     refused(e, st, 1, "raise", "under_minimum", to=300)  # at least twice the bet of 200
     refused(e, st, 1, "bet", "bet_exists", to=400)

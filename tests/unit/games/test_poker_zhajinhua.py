@@ -196,6 +196,12 @@ def test_bad_input_writes_nothing() -> None:
     refused(e, st, 3, "call", "out_of_turn")
     refused(e, st, 2, "bet", "unknown_action")
     refused(e, st, 2, "raise", "malformed", amount="lots")
+    # an action carries only its own arguments (a call's amount is the engine's to derive)
+    refused(e, st, 2, "call", "malformed", amount=99_999)
+    refused(e, st, 2, "compare", "malformed", target=1, amount=400)
+    refused(e, st, 2, "raise", "malformed", amount=400, target=1)
+    refused(e, st, 2, "look", "malformed", seen=True)
+    refused(e, st, 2, "fold", "malformed", auto="bot")
     act(e, st, 2, "fold")
     refused(e, st, 2, "look", "folded")
     with pytest.raises(BetRejected) as err:

@@ -293,6 +293,8 @@ class ChuhanEngine(g.Engine[ChuhanState]):
             raise ActionRejected(f"unexpected args {sorted(extra)}", reason="malformed")
         turn = self.to_act(st)
         if name == "reveal":
+            if "stakes" in args:
+                raise ActionRejected("reveal takes no stakes", reason="malformed")
             if st.phase != "reveal" or turn is None:
                 raise ActionRejected("nothing is waiting to be revealed", reason="not_now")
             if seat_no not in turn.seats:
@@ -504,13 +506,18 @@ class ChuhanEngine(g.Engine[ChuhanState]):
     def round_odds(
         self, chu: Sequence[str], han: Sequence[str], board: Sequence[str], *, refund: bool
     ) -> dict[Spot, Fraction | None]:
-        """Chu/Han/tie decimal odds given the cards shown (rounds 2 and 3)."""
+        """Chu/Han/tie decimal odds given the cards shown (rounds 2 and 3). A tie that
+        would be quoted at most ``skip_at_or_below`` (1.01) is not offered (None): the
+        seed bets on no odds that low (保险楚汉德州规则 注意 i), and below 1 a winning
+        tie bet would return less than its stake. A side that low skips the round
+        instead (:meth:`skip`)."""
         r = runout_odds(chu, han, board)
         back = self.tie_refund if refund else Fraction(0)
+        tie = decimal_odds(r.tie, self.rule)
         return {
             Spot.CHU: side_odds(r.chu, r.tie, self.rule, back),
             Spot.HAN: side_odds(r.han, r.tie, self.rule, back),
-            Spot.TIE: decimal_odds(r.tie, self.rule),
+            Spot.TIE: None if tie is None or tie <= self.rule.skip_at_or_below else tie,
         }
 
     def skip(self, odds: Mapping[Spot, Fraction | None]) -> bool:

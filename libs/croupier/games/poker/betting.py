@@ -18,7 +18,14 @@ from typing import Any
 from croupier.cards import CARDS52
 from croupier.errors import ActionRejected, ConfigError, RuleViolation
 from croupier.games import base as g
-from croupier.games.common import action_fields, args_object, deal_rows, int_arg, position
+from croupier.games.common import (
+    action_fields,
+    args_object,
+    check_auto,
+    deal_rows,
+    int_arg,
+    position,
+)
 from croupier.money import (
     Claim,
     PotSeat,
@@ -117,6 +124,17 @@ def parse_action(p: Mapping[str, Any], known: Sequence[str]) -> tuple[int, str, 
             f"unknown action {action!r}; one of {sorted(known)}", reason="unknown_action"
         )
     return seat, action, args
+
+
+def check_args(action: str, args: Mapping[str, Any], takes: Sequence[str] = ()) -> None:
+    """An action's ``args`` hold only the fields it ``takes`` (and ``auto``, the mark of a
+    timeout move): any other field is refused (``malformed``), so that no event carries
+    an amount or a target the engine would ignore."""
+    extra = sorted(set(args) - {*takes, "auto"})
+    if extra:
+        want = f"only {', '.join(repr(t) for t in takes)}" if takes else "no arguments"
+        raise ActionRejected(f"'{action}' takes {want}, not {extra}", reason="malformed")
+    check_auto(args)
 
 
 # ------------------------------------------------------------------------------ deals

@@ -54,6 +54,7 @@ from croupier.games.poker.betting import (
     button_die,
     button_from_carry,
     button_from_roll,
+    check_args,
     check_dealt,
     clockwise,
     next_turn,
@@ -303,6 +304,8 @@ class HoldemEngine(g.Engine[HoldemState]):
             )
         if seat not in st.live:
             raise ActionRejected(f"seat {seat} has folded", reason="folded")
+        amount_arg = "amount" if self.rules.style is Style.FIXED else "to"
+        check_args(action, args, (amount_arg,) if action in ("bet", "raise") else ())
         if self.rules.style is Style.FIXED:
             return self._verify_fixed(st, seat, action, args)
         assert st.rnd is not None

@@ -55,6 +55,7 @@ from croupier.games.poker.betting import (
     button_die,
     button_from_carry,
     button_from_roll,
+    check_args,
     check_dealt,
     clockwise,
     parse_action,
@@ -308,6 +309,7 @@ class ZhajinhuaEngine(g.Engine[ZhajinhuaState]):
             )
         if seat not in st.live:
             raise ActionRejected(f"seat {seat} is out of this hand", reason="folded")
+        check_args(action, args, {"raise": ("amount",), "compare": ("target",)}.get(action, ()))
         if action == "look":
             if seat in st.seen:
                 raise ActionRejected(f"seat {seat} has already looked", reason="already_looked")
