@@ -11,13 +11,14 @@ refused input. Figures are the seeds' formulas worked by hand:
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
 from croupier.cards import CARDS54
-from croupier.errors import BetRejected, RuleViolation
+from croupier.errors import BetRejected, ConfigError, RuleViolation
 from croupier.games import base as g
 from croupier.games.registry import engine
 from croupier.games.shedding.engine import DoudizhuEngine, DoudizhuState
@@ -125,12 +126,13 @@ class Game:
 
 
 def landlord_bombs_out(game: Game, landlord: int = 1) -> None:
-    """Seat 1, landlord, plays its five bombs; the farmers pass each time: a spring."""
-    farmers = [s for s in (2, 3, 1, 2) if s != landlord][:2]
+    """Seat 1, landlord, plays its five bombs; the farmers pass each time (in the
+    variant's direction of play): a spring."""
     for r in "34567":
         game.play(landlord, " ".join(f"{r}{s}" for s in "shdc"), "bomb", r)
-        if not game.st.closed and game.st.phase != "done":
-            game.passes(*farmers)
+        while game.st.phase != "done" and game.st.turn != landlord:
+            assert game.st.turn is not None
+            game.passes(game.st.turn)
 
 
 def test_deal_dice_and_bidding_order() -> None:
@@ -365,8 +367,8 @@ def test_three_players_double_before_the_kitty_and_the_landlord_doubles_both() -
     gm.act(1, "bid", points=3)
     assert gm.st.phase == "doubling" and gm.st.turn == 1 and not gm.st.kitty_shown
     gm.act(1, "double", double=True)
+    gm.act(3, "double", double=False)  # counter-clockwise (004 5、出牌)
     gm.act(2, "double", double=True)
-    gm.act(3, "double", double=False)
     gm.reveal()
     assert gm.st.phase == "playing"
     landlord_bombs_out(gm)
@@ -378,18 +380,18 @@ def test_three_players_double_before_the_kitty_and_the_landlord_doubles_both() -
 
 def test_three_players_plain_score_is_landlord_two_farmers_one() -> None:
     gm = Game("doudizhu.three", die=1)
-    gm.act(1, "bid", points=1)
-    gm.act(2, "bid", points=2)
+    gm.act(1, "bid", points=1)  # counter-clockwise (004 3、叫牌, 5、出牌): 1, 3, 2
     gm.act(3, "bid", points=0)
-    for s in (2, 3, 1):
+    gm.act(2, "bid", points=2)
+    for s in (2, 1, 3):
         gm.act(s, "double", double=False)
     gm.reveal()
     gm.play(2, "Qs", "single", "Q")
-    gm.passes(3, 1)
+    gm.passes(1, 3)
     gm.play(2, "8s 8h 8d 8c 9s 9h 9d 9c", "four_two_pairs", "8")
-    gm.passes(3, 1)
+    gm.passes(1, 3)
     gm.play(2, "Ts Th Td Tc Js Jh Jd Jc", "four_two_pairs", "J")
-    gm.passes(3, 1)
+    gm.passes(1, 3)
     # the kitty went to seat 2; 7h 7d 7c left to play
     gm.play(2, "7h 7d 7c", "trio", "7")
     o = gm.e.outcome(gm.st)
@@ -421,3 +423,34 @@ def test_describe() -> None:
     cmp = e.describe("compare", [["7s", "7h"], ["8s", "8h"]])
     assert cmp["beats"] is True and cmp["readings_that_beat"] == [["pair:7", "pair:8"]]
     assert e.describe("compare", [["BJ", "RJ"], ["2s", "2h", "2d", "2c"]])["beats"] is False
+
+
+def test_three_players_bid_double_and_play_counter_clockwise() -> None:
+    """004 三人斗地主规则 3、叫牌 (in playing order) and 5、出牌 (按逆时针顺序): seat numbers
+    increase clockwise (the project's convention), so the turn passes to the next lower
+    seat, 1 -> 3 -> 2. 000 斗地主 names no direction (下家): doudizhu.classic keeps
+    increasing seat order (test_deal_dice_and_bidding_order)."""
+    gm = Game("doudizhu.three", die=1)
+    gm.act(1, "bid", points=1)
+    assert gm.st.turn == 3
+    gm.refused(2, "bid", "out_of_turn", points=2)
+    gm.act(3, "bid", points=0)
+    gm.act(2, "bid", points=2)
+    assert gm.st.landlord == 2 and gm.st.double_queue == [2, 1, 3]
+    for s in (2, 1, 3):
+        gm.act(s, "double", double=False)
+    gm.reveal()
+    gm.play(2, "Qs", "single", "Q")
+    assert gm.st.turn == 1
+    gm.refused(3, "pass", "out_of_turn")
+
+
+@pytest.mark.parametrize("variant", ["doudizhu.classic", "doudizhu.three", "shuangkou"])
+@pytest.mark.parametrize(
+    "change", [lambda r: r.pop("play"), lambda r: r["play"].update(direction="upwards")]
+)
+def test_the_direction_of_play_is_a_config_value(variant: str, change: Any) -> None:
+    raw = copy.deepcopy(dict(engine(variant).config.raw))
+    change(raw)
+    with pytest.raises(ConfigError):
+        type(engine(variant))(g.VariantConfig.from_json_dict(raw))

@@ -291,7 +291,7 @@ def test_single_kou() -> None:
     gm.run_out(1)
     assert gm.st.turn == 3  # 接风
     gm.single(3, "3s")
-    gm.step(g.ACTION_TAKEN, {"seat": 4, "action": "pass", "args": {}})
+    assert gm.st.turn == 2  # counter-clockwise: 3, then 2 (1 is out), then 4
     gm.single(2, "BJ")
     gm.others_pass()
     assert gm.st.turn == 2
@@ -310,7 +310,6 @@ def test_flat_kou() -> None:
     gm = Game(spread_deal())
     gm.run_out(1)
     gm.single(3, "3s")
-    gm.step(g.ACTION_TAKEN, {"seat": 4, "action": "pass", "args": {}})
     gm.single(2, "BJ")
     gm.others_pass()
     gm.run_out(2)
@@ -351,8 +350,10 @@ def test_refused_moves() -> None:
     refused(2, "play", "illegal_move", cards=["6s", "7s"], move="pair", rank="7")
     refused(2, "bid", "unknown_action", points=1)
     gm.single(2, "9c")
-    refused(3, "play", "does_not_beat", cards=["9s"], move="single", rank="9")
-    refused(3, "play", "does_not_beat", cards=["9s", "9s"], move="pair", rank="9")
+    assert gm.st.turn == 1  # counter-clockwise from 2
+    refused(3, "play", "out_of_turn", cards=["Ts"], move="single", rank="T")
+    refused(1, "play", "does_not_beat", cards=["6c"], move="single", rank="6")
+    refused(1, "play", "does_not_beat", cards=["3s", "3s"], move="pair", rank="3")
 
 
 # -- through the dealer ----------------------------------------------------------------
@@ -436,3 +437,19 @@ def test_a_refused_play_through_the_dealer_writes_nothing() -> None:
         d.act(hid, st.turn, "play", {"cards": [mine], "move": "pair", "rank": "3"})
     assert err.value.reason in ("wrong_reading", "illegal_move")
     assert len(hand.events) == n and not hand.writer.pending
+
+
+def test_play_goes_counter_clockwise() -> None:
+    """004 百变双扣游戏规则 2、出牌: 由庄家开始出牌，然后按逆时针顺序依次出牌. Seat numbers
+    increase clockwise (the project's convention): after seat 1 comes seat 4, then 3, 2."""
+    gm = Game(spread_deal())
+    gm.single(1, sort_cards(gm.st.hands[1])[0])
+    assert gm.st.turn == 4
+    with pytest.raises(RuleViolation) as err:
+        gm.step(g.ACTION_TAKEN, {"seat": 2, "action": "pass", "args": {}})
+    assert err.value.reason == "out_of_turn"
+    seen = []
+    for _ in range(3):
+        seen.append(gm.st.turn)
+        gm.step(g.ACTION_TAKEN, {"seat": gm.st.turn, "action": "pass", "args": {}})
+    assert seen == [4, 3, 2] and gm.st.turn == 1 and gm.st.trick is None

@@ -144,6 +144,9 @@ def test_grab_refusals() -> None:
         (act(2, "grab", multiple=True), "malformed"),
         (act(2, "grab"), "malformed"),
         (act(2, "grab", multiple=5, extra=1), "malformed"),
+        # the 托管 marker is the dealer's and only ever "timeout" (croupier.games.common)
+        (act(2, "grab", multiple=5, auto="manual"), "malformed"),
+        (act(2, "grab", multiple=5, auto=True), "malformed"),
         (act(2, "bet", multiple=1), "not_betting"),
         (act(2, "fold"), "unknown_action"),
         (act(9, "grab", multiple=1), "unknown_seat"),

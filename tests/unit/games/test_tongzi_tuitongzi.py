@@ -178,6 +178,7 @@ def test_raise_refusals_and_the_timeout_fold() -> None:
         (act(1, "raise"), "malformed"),
         (act(1, "raise", amount="100"), "malformed"),
         (act(1, "fold", amount=100), "malformed"),
+        (act(1, "fold", auto="later"), "malformed"),  # the 托管 marker is only "timeout"
         (act(1, "call"), "unknown_action"),
         (act(3, "fold"), "unknown_seat"),
     ):

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from enum import StrEnum
 from typing import Any
 
 from croupier.cards import parse_card
-from croupier.errors import ActionRejected, InvalidInput, RuleViolation
+from croupier.errors import ActionRejected, ConfigError, InvalidInput, RuleViolation
 from croupier.games import base as g
 from croupier.games.common import (
     action_fields,
@@ -19,6 +20,29 @@ from croupier.games.common import (
 )
 
 HIDDEN = "??"
+
+
+class Direction(StrEnum):
+    """Which way the turn passes. Seat numbers increase clockwise (the project's
+    convention, as in :mod:`croupier.money.pots` and the poker and 筒子 engines):
+    clockwise is the next higher seat, counter-clockwise (逆时针) the next lower one,
+    wrapping round."""
+
+    CLOCKWISE = "clockwise"
+    COUNTER_CLOCKWISE = "counter_clockwise"
+
+    @property
+    def step(self) -> int:
+        """+1 or -1: the index step through the seats in increasing order."""
+        return 1 if self is Direction.CLOCKWISE else -1
+
+
+def play_direction(raw: Mapping[str, Any]) -> Direction:
+    """The config's ``play.direction``."""
+    try:
+        return Direction(str(raw["play"]["direction"]))
+    except (KeyError, TypeError, ValueError) as e:
+        raise ConfigError(f"config play.direction: {e!r}") from e
 
 
 def parse_action(

@@ -13,7 +13,10 @@ the dealer closes an empty betting round):
    ``[3]``; 1 = the lowest seat) from the hand's fair seed.
 2. ``card.dealt``: 17 cards to each seat (``seat:<n>``, round by round in seat order) and
    3 to ``kitty``, all face down.
-3. Bidding, from the first bidder in seat order (the next seat is 下家):
+3. Bidding, from the first bidder round the table in ``play.direction`` (the next seat
+   that way is 下家; seat numbers increase clockwise: 斗地主 and 加倍斗地主 name no
+   direction and go to the next higher seat, 三人斗地主 plays 逆时针, to the next lower
+   seat, 004 3、叫牌 and 5、出牌; grabs, 加倍 and play go the same way):
    ``action.taken`` ``bid`` ``{"points": 0|1|2|3}`` (0 = 不叫), each player once, a bid
    above every earlier one; 3 ends it at once. Nobody bids: the hand is void (留局) and
    closes with no score; the next hand is a fresh deal from a fresh seed, the same
@@ -24,7 +27,7 @@ the dealer closes an empty betting round):
    landlord, else the top bidder.
 5. ``cards.revealed`` ``{to: "kitty"}``: the kitty is turned up for all and joins the
    landlord's hand.
-6. ``double`` ``{"double": bool}`` (加倍): 加倍斗地主 the farmers in seat order from the
+6. ``double`` ``{"double": bool}`` (加倍): 加倍斗地主 the farmers in turn from the
    landlord's 下家, after the kitty is shown (1.1 04)); 三人斗地主 every player from the
    landlord, before it (4、加倍 comes before 5、出牌, which shows the kitty). 斗地主 has
    none.
@@ -101,6 +104,7 @@ ACTION_ARGS = {
 @dataclass
 class DoudizhuState(g.HandState):
     order: list[int] = field(default_factory=list)  # seats, lowest first
+    step: int = 1  # +1: the turn passes to the next higher seat (clockwise), -1: lower
     first_bidder: int | None = None
     die: int | None = None
     hands: dict[int, list[str]] = field(default_factory=dict)
@@ -123,7 +127,8 @@ class DoudizhuState(g.HandState):
     void: bool = False
 
     def next_seat(self, seat: int) -> int:
-        return self.order[(self.order.index(seat) + 1) % len(self.order)]
+        """下家: the next seat in the variant's direction of play."""
+        return self.order[(self.order.index(seat) + self.step) % len(self.order)]
 
     @property
     def top_bid(self) -> int:
@@ -172,6 +177,7 @@ class DoudizhuEngine(g.Engine[DoudizhuState]):
             shoe_hand_no=o.shoe_hand_no,
             seats=o.seats,
             order=order,
+            step=self.rules.direction.step,
             hands={s: [] for s in order},
             played=dict.fromkeys(order, 0),
         )

@@ -10,6 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 from croupier.errors import ConfigError
+from croupier.games.shedding.common import Direction, play_direction
 from croupier.games.shedding.moves import MoveRules
 
 
@@ -57,6 +58,7 @@ class Rules:
     rake_source: str
     liability_source: str
     moves: MoveRules
+    direction: Direction = Direction.CLOCKWISE  # the way bids, 加倍 and play go round
 
     @classmethod
     def from_config(cls, raw: Mapping[str, Any]) -> Rules:
@@ -86,6 +88,7 @@ class Rules:
                 rake_source=str(raw["rake"]["source"]),
                 liability_source=str(raw["liability"]["source"]),
                 moves=MoveRules.from_config(raw["moves"]),
+                direction=play_direction(raw),
             )
         except (KeyError, TypeError, ValueError) as e:
             raise ConfigError(f"doudizhu config: {e!r}") from e

@@ -9,7 +9,9 @@ The hand, as events (no bets: the stake is the 底注, ``base`` in the config):
    ``[4]``; 1 = the lowest seat): that seat is 庄 and leads (庄: 由系统随机产生).
 2. ``card.dealt``: 27 cards to each of the four seats, round by round in seat order, all
    face down, from two 54-card decks.
-3. Play from 庄, seat order (the next seat still holding cards): ``play``
+3. Play from 庄 round the table in ``play.direction`` (004 2、出牌: 逆时针,
+   counter-clockwise; seat numbers increase clockwise, so the next lower seat still
+   holding cards plays next): ``play``
    ``{"cards": [...], "move": kind, "rank": r}`` or ``pass``. A trick ends when every
    other player still holding cards has passed; its winner leads. If the winner has
    just gone out, the partner leads (接风). Partners sit opposite: the first and third
@@ -37,7 +39,14 @@ from croupier.cards import parse_card
 from croupier.errors import ActionRejected, BetRejected, ConfigError, InvalidInput, RuleViolation
 from croupier.games import base as g
 from croupier.games.registry import register_family
-from croupier.games.shedding.common import HIDDEN, check_deal, check_die, parse_action
+from croupier.games.shedding.common import (
+    HIDDEN,
+    Direction,
+    check_deal,
+    check_die,
+    parse_action,
+    play_direction,
+)
 from croupier.games.shedding.generator import choose, legal_moves
 from croupier.games.shedding.moves import (
     BOMBS,
@@ -79,6 +88,7 @@ class ShuangkouRules:
     rake_source: str
     liability_source: str
     moves: MoveRules
+    direction: Direction = Direction.COUNTER_CLOCKWISE  # 004 2、出牌: 逆时针
 
     @classmethod
     def from_config(cls, raw: Mapping[str, Any]) -> ShuangkouRules:
@@ -99,6 +109,7 @@ class ShuangkouRules:
                 rake_source=str(raw["rake"]["source"]),
                 liability_source=str(raw["liability"]["source"]),
                 moves=MoveRules.from_config(raw["moves"]),
+                direction=play_direction(raw),
             )
         except (KeyError, TypeError, ValueError) as e:
             raise ConfigError(f"shuangkou config: {e!r}") from e
@@ -123,7 +134,8 @@ class ShuangkouRules:
 
 @dataclass
 class ShuangkouState(g.HandState):
-    order: list[int] = field(default_factory=list)
+    order: list[int] = field(default_factory=list)  # seats, lowest first
+    step: int = -1  # the turn passes to the next lower seat (-1) or higher (+1)
     first: int | None = None  # 庄
     die: int | None = None
     hands: dict[int, list[str]] = field(default_factory=dict)
@@ -146,7 +158,7 @@ class ShuangkouState(g.HandState):
     def next_active(self, seat: int) -> int:
         i = self.order.index(seat)
         for k in range(1, 5):
-            s = self.order[(i + k) % 4]
+            s = self.order[(i + k * self.step) % 4]
             if self.active(s):
                 return s
         return seat
@@ -189,6 +201,7 @@ class ShuangkouEngine(g.Engine[ShuangkouState]):
             shoe_hand_no=o.shoe_hand_no,
             seats=o.seats,
             order=order,
+            step=self.rules.direction.step,
             hands={s: [] for s in order},
         )
 

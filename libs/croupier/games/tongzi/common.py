@@ -14,7 +14,7 @@ from typing import Any
 
 from croupier.errors import ActionRejected, ConfigError, NotationError, RuleViolation
 from croupier.games import base as g
-from croupier.games.common import action_fields, check_dealt
+from croupier.games.common import action_fields, check_auto, check_dealt
 from croupier.games.tongzi.tiles import COPIES, parse_tile
 
 
@@ -91,12 +91,14 @@ def seat_of(to: str) -> int:
 
 
 def parse_action(p: Mapping[str, Any], allowed_args: set[str]) -> tuple[int, str, dict[str, Any]]:
-    """``action.taken`` fields; ``args`` may also carry the dealer's ``auto`` marker."""
+    """``action.taken`` fields; ``args`` may also carry the dealer's ``auto`` marker,
+    which is only ever ``"timeout"``."""
     seat_no, name, args = action_fields(p, exact_seat=True)
     if not isinstance(args, Mapping) or set(args) - allowed_args - {"auto"}:
         raise ActionRejected(
             f"args may only hold {sorted(allowed_args)}, got {args!r}", reason="malformed"
         )
+    check_auto(args)
     return seat_no, name, dict(args)
 
 
