@@ -135,6 +135,7 @@ def audit_hand(
     # 4: rules
     try:
         eng = engine_for(str(opened["variant"]))
+        eng.check_version(opened)
         state = eng.open(hand_id, opened)
         dealt: list[tuple[int, str]] = []
         dealt_at: dict[int, int] = {}

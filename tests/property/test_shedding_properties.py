@@ -34,7 +34,7 @@ def play_random_game(
             g.HAND_OPENED,
             {
                 "variant": variant,
-                "config_version": 1,
+                "config_version": e.config.version,
                 "table": "t",
                 "hand_no": 1,
                 "shoe_hand_no": 1,
@@ -177,7 +177,7 @@ def play_random_shuangkou(
     rng = random.Random(seed)
     opened = {
         "variant": "shuangkou",
-        "config_version": 1,
+        "config_version": e.config.version,
         "table": "t",
         "hand_no": 1,
         "shoe_hand_no": 1,

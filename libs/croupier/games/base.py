@@ -429,12 +429,27 @@ class Engine(ABC, Generic[S]):
         Events the engine does not own (outcome, settled) are skipped."""
         if not events or events[0][0] != HAND_OPENED:
             raise RuleViolation("a hand starts with hand.opened", reason="no_open")
+        self.check_version(events[0][1])
         state = self.open(hand_id, events[0][1])
         for type_, payload in events[1:]:
             if type_ in (HAND_OUTCOME, HAND_SETTLED):
                 continue
             self.step(state, type_, payload)
         return state
+
+    def check_version(self, opened: Mapping[str, Any]) -> None:
+        """A hand is judged only by the rules it was dealt under: ``hand.opened`` names its
+        config version, and a different version here is refused (reason
+        ``config_version``) rather than replayed under other rules. (The dealer always
+        writes the version; a bare payload built by hand, without one, is taken as
+        the current version.)"""
+        version = opened.get("config_version", self.config.version)
+        if version != self.config.version:
+            raise RuleViolation(
+                f"hand was dealt under {self.variant} config version {version!r}; "
+                f"these rules are version {self.config.version}",
+                reason="config_version",
+            )
 
     def close_check(self, state: S) -> None:
         if not state.closed and not self.is_over(state):

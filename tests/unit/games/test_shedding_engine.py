@@ -55,7 +55,7 @@ class Game:
         self.e = eng(variant)
         payload = {
             "variant": variant,
-            "config_version": 1,
+            "config_version": self.e.config.version,
             "table": "t",
             "hand_no": 1,
             "shoe_hand_no": 1,

@@ -214,7 +214,7 @@ class Game:
             "h1",
             {
                 "variant": "shuangkou",
-                "config_version": 1,
+                "config_version": self.e.config.version,
                 "table": "t",
                 "hand_no": 1,
                 "shoe_hand_no": 1,

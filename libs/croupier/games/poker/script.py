@@ -15,6 +15,7 @@ from typing import Any
 
 from croupier.errors import InvalidInput
 from croupier.games import base as g
+from croupier.games.registry import variant_config
 
 Event = tuple[str, dict[str, Any]]
 Action = tuple[int, str, dict[str, Any]]
@@ -26,7 +27,7 @@ def opened(
     """A ``hand.opened`` payload for ``(seat, player, stack)`` rows."""
     return {
         "variant": variant,
-        "config_version": 1,
+        "config_version": variant_config(variant).version,
         "table": "t1",
         "shoe": "script",
         "hand_no": 1,

@@ -17,6 +17,7 @@ from typing import Any
 
 from croupier.errors import InvalidInput
 from croupier.games import base as g
+from croupier.games.registry import variant_config
 from croupier.games.tongzi.common import seat_of
 from croupier.games.tongzi.erbagang import ErbagangEngine
 from croupier.games.tongzi.tuitongzi import ANTE, TuitongziEngine, TuitongziState
@@ -28,7 +29,7 @@ def opened(variant: str, seats: Sequence[tuple[int, str, int]]) -> dict[str, Any
     """A ``hand.opened`` payload for ``(seat, player, stack)`` rows."""
     return {
         "variant": variant,
-        "config_version": 1,
+        "config_version": variant_config(variant).version,
         "table": "t1",
         "shoe": "script",
         "hand_no": 1,
