@@ -387,6 +387,11 @@ class ThreeCardRules:
         """Card-key sum -> strength for every 3-card hand (built once per rules)."""
         return self._table
 
+    @cached_property
+    def _best3(self) -> tuple[dict[int, int], list[int]]:
+        """The :func:`best3_of5` tables, built on first use (about 20 ms)."""
+        return _build_best3(self)
+
 
 ZHAJINHUA = ThreeCardRules(name="zhajinhua")
 TWO_PLUS_THREE = ThreeCardRules(
@@ -447,8 +452,101 @@ def describe3(strength: int, rules: ThreeCardRules) -> str:
     return f"{rules.names[cat]} {shown}"
 
 
+# best3_of5 keys: bits 0..51 one bit per card (13 per suit, suit-major), bits 52..90 three
+# bits per rank (rank counts), bits 91..102 three bits per suit (suit counts). For distinct
+# cards the sum of five keys holds the card set, the rank multiset and the suit counts.
+_ONEHOT35 = (1 << 52) - 1
+_RANKS35_SHIFT = 52
+_RANKS35 = ((1 << 39) - 1) << _RANKS35_SHIFT
+_SUITS35_SHIFT = 91
+_KEY35: dict[str, int] = {}
+for _s, _sc in enumerate(SUIT_ORDER):
+    for _v, _rc in enumerate(RANK_ORDER):
+        _KEY35[_rc + _sc] = (
+            (1 << (13 * _s + _v))
+            + (1 << (_RANKS35_SHIFT + 3 * _v))
+            + (1 << (_SUITS35_SHIFT + 3 * _s))
+        )
+_SUITED3_SHIFT = [-1] * 4096
+"""Suit counts of 5 cards -> ``13 * suit`` of the one suit holding 3+ of them, or -1."""
+for _idx in range(4096):
+    for _s in range(4):
+        if (_idx >> (3 * _s)) & 7 >= 3:
+            _SUITED3_SHIFT[_idx] = 13 * _s
+
+
+def _build_best3(rules: ThreeCardRules) -> tuple[dict[int, int], list[int]]:
+    """Tables for :func:`best3_of5` under ``rules``.
+
+    ``nonflush``: the rank-count field of a 5-card key sum (``key & _RANKS35``) -> the best
+    strength of its 10 trios read as unsuited, for all 6,175 rank multisets of 5 cards.
+    ``suited``: a 13-bit rank mask of 3..5 cards of one suit -> the best flush or straight
+    flush among its trios (0 for masks of fewer than 3 ranks).
+
+    The best trio of 5 cards is the larger of the two lookups: a trio of one suit scores at
+    least as much read as suited as read as unsuited (同花顺 > 顺子, 同花 > 散牌; it holds no
+    pair), and every other trio is unsuited. Each entry is the max over smaller hands, so
+    every value is an :func:`_eval3` strength, the same as :func:`rank3` gives.
+    """
+    unsuited = ("s", "h", "d")
+    level: dict[int, int] = {}
+    suited = [0] * 8192
+    for trio in combinations_with_replacement(range(13), 3):
+        key = sum(1 << (_RANKS35_SHIFT + 3 * v) for v in trio)
+        level[key] = _eval3([RANK_ORDER[v] + s for v, s in zip(trio, unsuited, strict=True)], rules)
+        if len(set(trio)) == 3:
+            mask = sum(1 << v for v in trio)
+            suited[mask] = _eval3([RANK_ORDER[v] + "s" for v in trio], rules)
+    for _ in (4, 5):
+        grown: dict[int, int] = {}
+        for key, x in level.items():
+            for v in range(13):
+                if (key >> (_RANKS35_SHIFT + 3 * v)) & 7 == 4:
+                    continue
+                k2 = key + (1 << (_RANKS35_SHIFT + 3 * v))
+                if grown.get(k2, -1) < x:
+                    grown[k2] = x
+        level = grown
+    for n in (4, 5):
+        for mask in range(8192):
+            if mask.bit_count() == n:
+                rest = mask
+                best = 0
+                while rest:
+                    low = rest & -rest
+                    rest ^= low
+                    best = max(best, suited[mask ^ low])
+                suited[mask] = best
+    return level, suited
+
+
 def best3_of5(cards: Sequence[str], rules: ThreeCardRules) -> int:
-    """Best 3-card strength among the 10 trios of 5 distinct cards (德州2+3 showdown)."""
+    """Best 3-card strength among the 10 trios of 5 distinct cards (德州2+3 showdown).
+
+    Two table lookups (see :func:`_build_best3`): the rank multiset gives the best unsuited
+    trio; when 3+ cards share a suit, their rank mask gives the best suited trio.
+    """
+    try:
+        a, b, c, d, e = cards
+        k = _KEY35[a] + _KEY35[b] + _KEY35[c] + _KEY35[d] + _KEY35[e]
+        if (k & _ONEHOT35).bit_count() != 5:  # a repeated card carries into a neighbour bit
+            raise ValueError
+        nonflush, suited = rules._best3
+        best = nonflush[k & _RANKS35]
+        shift = _SUITED3_SHIFT[k >> _SUITS35_SHIFT]
+        if shift >= 0:
+            f = suited[(k >> shift) & 8191]
+            if f > best:
+                return f
+        return best
+    except (KeyError, ValueError, TypeError):
+        raise _bad(cards, "5") from None
+
+
+def _best3_of5_reference(cards: Sequence[str], rules: ThreeCardRules) -> int:
+    """The straightforward :func:`best3_of5`: the max of :func:`rank3` over the 10 trios.
+
+    Kept as the reference the tests compare the table-driven version with."""
     try:
         if len(cards) != 5 or len(set(cards)) != 5:
             raise ValueError
