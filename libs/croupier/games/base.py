@@ -30,12 +30,36 @@ The vocabulary of events the engines see (``type`` → payload):
 Each family names its own targets, spots and actions, and validates them with
 ``verify_*``/``can_*`` methods in the style of pokerkit: ``verify`` raises a precise
 :class:`croupier.errors.RuleViolation`, ``can`` answers a bool, ``apply`` does it.
+
+:meth:`Engine.verify` and :meth:`Engine.apply` handle ``hand.closed`` and ``away``
+themselves and pass every other event to :meth:`Engine.verify_event` /
+:meth:`Engine.apply_event`, which dispatch by type to one pair of hooks per type:
+
+=====================  ===========================  ======================
+event type             check (may return a parse)   state change
+=====================  ===========================  ======================
+``bet.placed``         ``verify_bet``               ``apply_bet``
+``betting.closed``     ``verify_betting_closed``    ``apply_betting_closed``
+``card.dealt``         ``verify_cards``             ``apply_cards``
+``cards.revealed``     ``verify_reveal``            ``apply_reveal``
+``dice.rolled``        ``verify_dice``              ``apply_dice``
+``action.taken``       ``verify_action``            ``apply_action``
+=====================  ===========================  ======================
+
+A family defines the hooks of the events it has. A ``verify_*`` hook it does not define
+refuses the event (:class:`croupier.errors.ActionRejected`, reason ``unknown_event``,
+"<name> has no <type> event", the name being :attr:`Engine.display_name` or else the
+family), as does any other type; ``verify_betting_closed`` by default refuses a second
+close (reason ``betting_closed``) unless the phase is still ``"betting"``. An
+``apply_*`` hook it does not define changes nothing. A family whose checks are not one
+per type overrides ``verify_event``/``apply_event`` (calling ``super()`` where it only
+adds a step, e.g. moving the hand on after every event).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar, Generic, TypeVar
@@ -101,7 +125,7 @@ def check_producers(events: Sequence[Any]) -> None:
 def check_dice(payload: Mapping[str, Any]) -> tuple[list[int], list[int]]:
     """Validate the shape of a ``dice.rolled`` payload: as many dice as faces, each value
     in ``1..faces``, a roll number. Returns (dice, faces). A family that asks for dice
-    calls this from its ``verify_event``, then checks these are the dice it asked for."""
+    calls this from its ``verify_dice``, then checks these are the dice it asked for."""
     dice, faces, roll = payload.get("dice"), payload.get("faces"), payload.get("roll")
     ok = (
         isinstance(dice, list)
@@ -276,6 +300,8 @@ class Engine(ABC, Generic[S]):
     """One engine per game family; an instance is bound to one variant's config."""
 
     family: ClassVar[str]
+    #: How refusals name the game ("<name> has no <type> event"); empty: the family id.
+    display_name: ClassVar[str] = ""
 
     def __init__(self, config: VariantConfig) -> None:
         if config.family != self.family:
@@ -338,13 +364,89 @@ class Engine(ABC, Generic[S]):
         if seat in state.away:
             raise ActionRejected(f"seat {seat} is already away", reason="already_away")
 
-    @abstractmethod
+    # -- events: one verify/apply hook per type ----------------------------------------
     def verify_event(self, state: S, type_: str, payload: Mapping[str, Any]) -> None:
-        """Family-specific legality check of a non-closing event."""
+        """Legality check of a non-closing event: the type's ``verify_*`` hook, or
+        ``unknown_event`` for a type the engine has no hook for."""
+        hooks: dict[str, Callable[[S, Mapping[str, Any]], object]] = {
+            BET_PLACED: self.verify_bet,
+            BETTING_CLOSED: self.verify_betting_closed,
+            CARD_DEALT: self.verify_cards,
+            CARDS_REVEALED: self.verify_reveal,
+            DICE_ROLLED: self.verify_dice,
+            ACTION_TAKEN: self.verify_action,
+        }
+        hook = hooks.get(type_)
+        if hook is None:
+            raise self.unknown_event(type_)
+        hook(state, payload)
 
-    @abstractmethod
     def apply_event(self, state: S, type_: str, payload: Mapping[str, Any]) -> None:
-        """Family-specific state change of a verified event."""
+        """State change of a verified non-closing event: the type's ``apply_*`` hook."""
+        hooks: dict[str, Callable[[S, Mapping[str, Any]], None]] = {
+            BET_PLACED: self.apply_bet,
+            BETTING_CLOSED: self.apply_betting_closed,
+            CARD_DEALT: self.apply_cards,
+            CARDS_REVEALED: self.apply_reveal,
+            DICE_ROLLED: self.apply_dice,
+            ACTION_TAKEN: self.apply_action,
+        }
+        hook = hooks.get(type_)
+        if hook is not None:
+            hook(state, payload)
+
+    def unknown_event(self, type_: str) -> ActionRejected:
+        """The refusal of an event type this engine does not have."""
+        name = self.display_name or self.family
+        return ActionRejected(f"{name} has no {type_} event", reason="unknown_event")
+
+    def verify_bet(self, state: S, payload: Mapping[str, Any]) -> object:
+        """``bet.placed``: raise unless the bet is legal now. Default: no such event."""
+        raise self.unknown_event(BET_PLACED)
+
+    def verify_betting_closed(self, state: S, payload: Mapping[str, Any]) -> object:
+        """``betting.closed``: refused once betting is no longer the phase."""
+        if state.phase != "betting":
+            raise ActionRejected("betting is already closed", reason="betting_closed")
+        return None
+
+    def verify_cards(self, state: S, payload: Mapping[str, Any]) -> object:
+        """``card.dealt``: raise unless these are the cards asked for. Default: no such
+        event."""
+        raise self.unknown_event(CARD_DEALT)
+
+    def verify_reveal(self, state: S, payload: Mapping[str, Any]) -> object:
+        """``cards.revealed``: raise unless this turn-up is due and shows the cards as
+        dealt. Default: no such event."""
+        raise self.unknown_event(CARDS_REVEALED)
+
+    def verify_dice(self, state: S, payload: Mapping[str, Any]) -> object:
+        """``dice.rolled``: raise unless these are the dice asked for. Default: no such
+        event."""
+        raise self.unknown_event(DICE_ROLLED)
+
+    def verify_action(self, state: S, payload: Mapping[str, Any]) -> object:
+        """``action.taken`` (other than ``away``): raise unless the seat may do this now.
+        Default: no such event."""
+        raise self.unknown_event(ACTION_TAKEN)
+
+    def apply_bet(self, state: S, payload: Mapping[str, Any]) -> None:
+        """Apply a verified ``bet.placed``. Default: nothing changes."""
+
+    def apply_betting_closed(self, state: S, payload: Mapping[str, Any]) -> None:
+        """Apply ``betting.closed``. Default: nothing changes."""
+
+    def apply_cards(self, state: S, payload: Mapping[str, Any]) -> None:
+        """Apply a verified ``card.dealt``. Default: nothing changes."""
+
+    def apply_reveal(self, state: S, payload: Mapping[str, Any]) -> None:
+        """Apply a verified ``cards.revealed``. Default: nothing changes."""
+
+    def apply_dice(self, state: S, payload: Mapping[str, Any]) -> None:
+        """Apply a verified ``dice.rolled``. Default: nothing changes."""
+
+    def apply_action(self, state: S, payload: Mapping[str, Any]) -> None:
+        """Apply a verified ``action.taken``. Default: nothing changes."""
 
     @abstractmethod
     def next_deal(self, state: S) -> DealRequest | None:

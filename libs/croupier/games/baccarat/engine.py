@@ -17,7 +17,6 @@ from typing import Any
 
 from croupier.cards import parse_card
 from croupier.errors import (
-    ActionRejected,
     BetRejected,
     ConfigError,
     InvalidInput,
@@ -124,29 +123,22 @@ class BaccaratEngine(g.Engine[BaccaratState]):
         return seat_no, spot, amount
 
     # -- events ------------------------------------------------------------------------
-    def verify_event(self, st: BaccaratState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            self.verify_bet(st, p)
-        elif type_ == g.BETTING_CLOSED:
-            if st.phase != "betting":
-                raise ActionRejected("betting is already closed", reason="betting_closed")
-        elif type_ == g.CARD_DEALT:
-            self._dealt(st, p, apply=False)
-        else:
-            raise ActionRejected(f"baccarat has no {type_} event", reason="unknown_event")
+    def apply_bet(self, st: BaccaratState, p: Mapping[str, Any]) -> None:
+        seat_no, spot, amount = int(p["seat"]), SPOTS[str(p["spot"])], int(p["amount"])
+        st.bets.append((seat_no, spot, amount))
+        st.staked_by_seat[seat_no] = st.staked_by_seat.get(seat_no, 0) + amount
+        key = (seat_no, spot)
+        st.staked_by_seat_spot[key] = st.staked_by_seat_spot.get(key, 0) + amount
+        st.total_staked += amount
 
-    def apply_event(self, st: BaccaratState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            seat_no, spot, amount = int(p["seat"]), SPOTS[str(p["spot"])], int(p["amount"])
-            st.bets.append((seat_no, spot, amount))
-            st.staked_by_seat[seat_no] = st.staked_by_seat.get(seat_no, 0) + amount
-            key = (seat_no, spot)
-            st.staked_by_seat_spot[key] = st.staked_by_seat_spot.get(key, 0) + amount
-            st.total_staked += amount
-        elif type_ == g.BETTING_CLOSED:
-            st.phase = "dealing"
-        elif type_ == g.CARD_DEALT:
-            self._dealt(st, p, apply=True)
+    def apply_betting_closed(self, st: BaccaratState, p: Mapping[str, Any]) -> None:
+        st.phase = "dealing"
+
+    def verify_cards(self, st: BaccaratState, p: Mapping[str, Any]) -> None:
+        self._dealt(st, p, apply=False)
+
+    def apply_cards(self, st: BaccaratState, p: Mapping[str, Any]) -> None:
+        self._dealt(st, p, apply=True)
 
     def _dealt(self, st: BaccaratState, p: Mapping[str, Any], *, apply: bool) -> None:
         if st.phase != "dealing":

@@ -420,12 +420,12 @@ class BlackjackEngine(g.Engine[BlackjackState]):
             self._afford(st, seat_no, play.bet)
         return seat_no, action, idx
 
-    def _check_cards(
+    def verify_cards(
         self, st: BlackjackState, p: Mapping[str, Any]
     ) -> list[tuple[str, str, bool, int]]:
         return check_dealt(self.next_deal(st), p, _blackjack_card)
 
-    def _check_reveal(self, st: BlackjackState, p: Mapping[str, Any]) -> None:
+    def verify_reveal(self, st: BlackjackState, p: Mapping[str, Any]) -> None:
         req = self.next_deal(st)
         if req is None or DEALER not in req.reveal:
             raise RuleViolation("nothing is to be turned up now", reason="illegal_reveal")
@@ -436,39 +436,27 @@ class BlackjackEngine(g.Engine[BlackjackState]):
             )
 
     # -- events ------------------------------------------------------------------------
-    def verify_event(self, st: BlackjackState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            self.verify_bet(st, p)
-        elif type_ == g.BETTING_CLOSED:
-            if st.phase != "betting":
-                raise ActionRejected("betting is already closed", reason="betting_closed")
-        elif type_ == g.CARD_DEALT:
-            self._check_cards(st, p)
-        elif type_ == g.CARDS_REVEALED:
-            self._check_reveal(st, p)
-        elif type_ == g.ACTION_TAKEN:
-            self.verify_action(st, p)
-        else:
-            raise ActionRejected(f"blackjack has no {type_} event", reason="unknown_event")
-
     def apply_event(self, st: BlackjackState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            seat_no, amount = int(p["seat"]), int(p["amount"])
-            st.play.setdefault(seat_no, SeatPlay()).bet += amount
-            self._stake(st, seat_no, amount)
-        elif type_ == g.BETTING_CLOSED:
-            st.phase = "dealing" if st.play else "done"
-            for play in st.play.values():
-                play.boxes = [Box()]
-        elif type_ == g.CARD_DEALT:
-            for c in p["cards"]:
-                self._take(st, c)
-        elif type_ == g.CARDS_REVEALED:
-            st.hole_revealed = True
-            st.dealer[1:1] = [str(x) for x in p["cards"]]
-        elif type_ == g.ACTION_TAKEN:
-            self._act(st, p)
+        super().apply_event(st, type_, p)
         self._progress(st)
+
+    def apply_bet(self, st: BlackjackState, p: Mapping[str, Any]) -> None:
+        seat_no, amount = int(p["seat"]), int(p["amount"])
+        st.play.setdefault(seat_no, SeatPlay()).bet += amount
+        self._stake(st, seat_no, amount)
+
+    def apply_betting_closed(self, st: BlackjackState, p: Mapping[str, Any]) -> None:
+        st.phase = "dealing" if st.play else "done"
+        for play in st.play.values():
+            play.boxes = [Box()]
+
+    def apply_cards(self, st: BlackjackState, p: Mapping[str, Any]) -> None:
+        for c in p["cards"]:
+            self._take(st, c)
+
+    def apply_reveal(self, st: BlackjackState, p: Mapping[str, Any]) -> None:
+        st.hole_revealed = True
+        st.dealer[1:1] = [str(x) for x in p["cards"]]
 
     def _stake(self, st: BlackjackState, seat_no: int, amount: int) -> None:
         player = st.seats[seat_no].player
@@ -492,7 +480,7 @@ class BlackjackEngine(g.Engine[BlackjackState]):
             if box.doubled:
                 box.stood = True
 
-    def _act(self, st: BlackjackState, p: Mapping[str, Any]) -> None:
+    def apply_action(self, st: BlackjackState, p: Mapping[str, Any]) -> None:
         seat_no, action, _ = self._parse_action(p)
         if action in BETTING_ACTIONS:
             amount = self.repeat_amount(st, seat_no, action)

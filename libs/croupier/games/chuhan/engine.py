@@ -340,7 +340,7 @@ class ChuhanEngine(g.Engine[ChuhanState]):
         return turn.seats[0], "pass", {}
 
     # -- deals -------------------------------------------------------------------------
-    def _check_cards(self, st: ChuhanState, p: Mapping[str, Any]) -> None:
+    def verify_cards(self, st: ChuhanState, p: Mapping[str, Any]) -> None:
         req = self.next_deal(st)
         if req is None or not req.cards:
             raise RuleViolation("no cards are to be dealt now", reason="illegal_deal")
@@ -367,7 +367,7 @@ class ChuhanEngine(g.Engine[ChuhanState]):
             if not isinstance(pos, int) or isinstance(pos, bool) or pos < 0:
                 raise RuleViolation("card position must be an integer >= 0", reason="malformed")
 
-    def _check_reveal(self, st: ChuhanState, p: Mapping[str, Any]) -> None:
+    def verify_reveal(self, st: ChuhanState, p: Mapping[str, Any]) -> None:
         to = p.get("to")
         if to not in self._pending_reveal(st):
             raise RuleViolation(f"{to!r} is not to be turned up now", reason="illegal_reveal")
@@ -404,57 +404,45 @@ class ChuhanEngine(g.Engine[ChuhanState]):
         return st.phase == "done"
 
     # -- events ------------------------------------------------------------------------
-    def verify_event(self, st: ChuhanState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            self.verify_bet(st, p)
-        elif type_ == g.BETTING_CLOSED:
-            if st.phase != "betting":
-                raise ActionRejected("betting is already closed", reason="betting_closed")
-        elif type_ == g.CARD_DEALT:
-            self._check_cards(st, p)
-        elif type_ == g.CARDS_REVEALED:
-            self._check_reveal(st, p)
-        elif type_ == g.ACTION_TAKEN:
-            self.verify_action(st, p)
-        else:
-            raise ActionRejected(f"chuhan has no {type_} event", reason="unknown_event")
+    def apply_bet(self, st: ChuhanState, p: Mapping[str, Any]) -> None:
+        self._add_bet(st, int(p["seat"]), SPOTS[str(p["spot"])], int(p["amount"]))
 
-    def apply_event(self, st: ChuhanState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            self._add_bet(st, int(p["seat"]), SPOTS[str(p["spot"])], int(p["amount"]))
-        elif type_ == g.BETTING_CLOSED:
-            st.phase = "dealing"
-        elif type_ == g.CARD_DEALT:
-            for c in p["cards"]:
-                st.cards.setdefault(str(c["to"]), []).append(str(c["card"]))
-                st.positions.append(int(c["pos"]))
-                if c["up"]:
-                    st.shown.add(str(c["to"]))
-            if st.phase == "dealing":
-                st.phase = "reveal" if self.rounds == 1 else "show"
-                if self.rounds == 1:
-                    self._grant_reveal(st, None)
-            else:
-                self._open_round(st)
-        elif type_ == g.CARDS_REVEALED:
-            to = str(p["to"])
-            st.cards[to] = [str(c) for c in p["cards"]]
-            st.shown.add(to)
-            if not self._pending_reveal(st):
-                self._after_show(st)
-        elif type_ == g.ACTION_TAKEN:
-            stakes = self.verify_action(st, p)
-            seat_no, name, _ = self._parse_action(p)
-            if name == "reveal":
-                st.reveal_done = True
-                st.phase = "show"
-                return
-            for spot, amount in stakes:
-                self._add_bet(st, seat_no, spot, amount)
-            st.acted.add(seat_no)
-            if all(s in st.acted for s in st.seats):
-                side = self._underdog(st)
-                self._grant_reveal(st, side)
+    def apply_betting_closed(self, st: ChuhanState, p: Mapping[str, Any]) -> None:
+        st.phase = "dealing"
+
+    def apply_cards(self, st: ChuhanState, p: Mapping[str, Any]) -> None:
+        for c in p["cards"]:
+            st.cards.setdefault(str(c["to"]), []).append(str(c["card"]))
+            st.positions.append(int(c["pos"]))
+            if c["up"]:
+                st.shown.add(str(c["to"]))
+        if st.phase == "dealing":
+            st.phase = "reveal" if self.rounds == 1 else "show"
+            if self.rounds == 1:
+                self._grant_reveal(st, None)
+        else:
+            self._open_round(st)
+
+    def apply_reveal(self, st: ChuhanState, p: Mapping[str, Any]) -> None:
+        to = str(p["to"])
+        st.cards[to] = [str(c) for c in p["cards"]]
+        st.shown.add(to)
+        if not self._pending_reveal(st):
+            self._after_show(st)
+
+    def apply_action(self, st: ChuhanState, p: Mapping[str, Any]) -> None:
+        stakes = self.verify_action(st, p)
+        seat_no, name, _ = self._parse_action(p)
+        if name == "reveal":
+            st.reveal_done = True
+            st.phase = "show"
+            return
+        for spot, amount in stakes:
+            self._add_bet(st, seat_no, spot, amount)
+        st.acted.add(seat_no)
+        if all(s in st.acted for s in st.seats):
+            side = self._underdog(st)
+            self._grant_reveal(st, side)
 
     def _grant_reveal(self, st: ChuhanState, side: Side | None) -> None:
         """Give the reveal right (开牌权 / 咪牌) and move to ``reveal`` - or straight to

@@ -77,6 +77,7 @@ class SpotLimit:
 @register_family
 class DiceEngine(g.Engine[DiceState]):
     family = "dice"
+    display_name = "开心摇摇乐"
 
     def __init__(self, config: g.VariantConfig) -> None:
         super().__init__(config)
@@ -189,36 +190,28 @@ class DiceEngine(g.Engine[DiceState]):
             scratch.bets.append((seat_no, spot, amount))
         return seat_no, action
 
-    def verify_event(self, st: DiceState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            self.verify_bet(st, p)
-        elif type_ == g.ACTION_TAKEN:
-            self.verify_action(st, p)
-        elif type_ == g.BETTING_CLOSED:
-            if st.phase != "betting":
-                raise ActionRejected("betting is already closed", reason="betting_closed")
-        elif type_ == g.DICE_ROLLED:
-            check_requested_roll(self.next_deal(st), p, st.rolls)
-        else:
-            raise ActionRejected(f"开心摇摇乐 has no {type_} event", reason="unknown_event")
+    def verify_dice(self, st: DiceState, p: Mapping[str, Any]) -> None:
+        check_requested_roll(self.next_deal(st), p, st.rolls)
 
-    def apply_event(self, st: DiceState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            st.bets.append((int(p["seat"]), SPOTS[str(p["spot"])], int(p["amount"])))
-        elif type_ == g.ACTION_TAKEN:
-            seat_no, action = int(p["seat"]), str(p["action"])
-            if action == CANCEL:
-                st.bets = [b for b in st.bets if b[0] != seat_no]
-                st.cancelled.append(seat_no)
-            else:
-                player = st.seats[seat_no].player
-                st.bets += [(seat_no, sp, a) for sp, a in st.last_bets[player]]
-        elif type_ == g.BETTING_CLOSED:
-            st.phase = "rolling"
-        elif type_ == g.DICE_ROLLED:
-            st.dice = [int(d) for d in p["dice"]]
-            st.rolls += 1
-            st.phase = "done"
+    def apply_bet(self, st: DiceState, p: Mapping[str, Any]) -> None:
+        st.bets.append((int(p["seat"]), SPOTS[str(p["spot"])], int(p["amount"])))
+
+    def apply_action(self, st: DiceState, p: Mapping[str, Any]) -> None:
+        seat_no, action = int(p["seat"]), str(p["action"])
+        if action == CANCEL:
+            st.bets = [b for b in st.bets if b[0] != seat_no]
+            st.cancelled.append(seat_no)
+        else:
+            player = st.seats[seat_no].player
+            st.bets += [(seat_no, sp, a) for sp, a in st.last_bets[player]]
+
+    def apply_betting_closed(self, st: DiceState, p: Mapping[str, Any]) -> None:
+        st.phase = "rolling"
+
+    def apply_dice(self, st: DiceState, p: Mapping[str, Any]) -> None:
+        st.dice = [int(d) for d in p["dice"]]
+        st.rolls += 1
+        st.phase = "done"
 
     def next_deal(self, st: DiceState) -> g.DealRequest | None:
         if st.phase == "rolling":

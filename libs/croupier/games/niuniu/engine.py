@@ -482,7 +482,7 @@ class NiuniuEngine(g.Engine[NiuniuState]):
             return [BANKER, *h.spots]
         return [target(s) for s in st.active()]
 
-    def _check_cards(self, st: NiuniuState, p: Mapping[str, Any]) -> list[tuple[str, str]]:
+    def verify_cards(self, st: NiuniuState, p: Mapping[str, Any]) -> list[tuple[str, str]]:
         rows = deal_rows(self.next_deal(st), p)
         seen = {c for play in st.play.values() for c in play.cards}
         seen |= {c for box in st.boxes.values() for c in box}
@@ -505,7 +505,7 @@ class NiuniuEngine(g.Engine[NiuniuState]):
             out.append((d.to, card))
         return out
 
-    def _check_reveal(self, st: NiuniuState, p: Mapping[str, Any]) -> None:
+    def verify_reveal(self, st: NiuniuState, p: Mapping[str, Any]) -> None:
         req = self.next_deal(st)
         to = p.get("to")
         if req is None or to not in req.reveal:
@@ -514,7 +514,7 @@ class NiuniuEngine(g.Engine[NiuniuState]):
         if p.get("cards") != st.play[seat].cards:
             raise RuleViolation(f"{to} must show its cards as dealt", reason="bad_reveal")
 
-    def _check_dice(self, st: NiuniuState, p: Mapping[str, Any]) -> None:
+    def verify_dice(self, st: NiuniuState, p: Mapping[str, Any]) -> None:
         faces = self.die_faces(st)
         if faces is None:
             raise RuleViolation("no die is due now", reason="illegal_roll")
@@ -530,50 +530,34 @@ class NiuniuEngine(g.Engine[NiuniuState]):
             raise RuleViolation("roll must be an integer >= 0", reason="malformed")
 
     # -- events ------------------------------------------------------------------------
-    def verify_event(self, st: NiuniuState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            self.verify_bet(st, p)
-        elif type_ == g.BETTING_CLOSED:
-            if st.phase != "betting":
-                raise ActionRejected("betting is already closed", reason="betting_closed")
-        elif type_ == g.ACTION_TAKEN:
-            self.verify_action(st, p)
-        elif type_ == g.DICE_ROLLED:
-            self._check_dice(st, p)
-        elif type_ == g.CARD_DEALT:
-            self._check_cards(st, p)
-        elif type_ == g.CARDS_REVEALED:
-            self._check_reveal(st, p)
-        else:
-            raise ActionRejected(f"niuniu has no {type_} event", reason="unknown_event")
-
     def apply_event(self, st: NiuniuState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            seat, spot, amount = int(p["seat"]), str(p["spot"]), int(p["amount"])
-            st.bets[(seat, spot)] = st.bets.get((seat, spot), 0) + amount
-            st.staked[seat] = st.staked.get(seat, 0) + amount
-        elif type_ == g.BETTING_CLOSED:
-            st.phase = "deal" if self.table.mode is Mode.HUNDRED else "banker"
-        elif type_ == g.ACTION_TAKEN:
-            self._act(st, p)
-        elif type_ == g.DICE_ROLLED:
-            self._rolled(st, int(p["dice"][0]))
-        elif type_ == g.CARD_DEALT:
-            for c in p["cards"]:
-                st.positions.append(int(c["pos"]))
-                to, card = str(c["to"]), str(c["card"])
-                if to.startswith("seat:"):
-                    st.play[int(to.split(":")[1])].cards.append(card)
-                else:
-                    st.boxes.setdefault(to, []).append(card)
-            st.phase = "done" if self.table.mode is Mode.HUNDRED else "arrange"
-        elif type_ == g.CARDS_REVEALED:
-            play = st.play[int(str(p["to"]).split(":")[1])]
-            play.cards = [str(c) for c in p["cards"]]
-            play.revealed = True
+        super().apply_event(st, type_, p)
         self._progress(st)
 
-    def _act(self, st: NiuniuState, p: Mapping[str, Any]) -> None:
+    def apply_bet(self, st: NiuniuState, p: Mapping[str, Any]) -> None:
+        seat, spot, amount = int(p["seat"]), str(p["spot"]), int(p["amount"])
+        st.bets[(seat, spot)] = st.bets.get((seat, spot), 0) + amount
+        st.staked[seat] = st.staked.get(seat, 0) + amount
+
+    def apply_betting_closed(self, st: NiuniuState, p: Mapping[str, Any]) -> None:
+        st.phase = "deal" if self.table.mode is Mode.HUNDRED else "banker"
+
+    def apply_cards(self, st: NiuniuState, p: Mapping[str, Any]) -> None:
+        for c in p["cards"]:
+            st.positions.append(int(c["pos"]))
+            to, card = str(c["to"]), str(c["card"])
+            if to.startswith("seat:"):
+                st.play[int(to.split(":")[1])].cards.append(card)
+            else:
+                st.boxes.setdefault(to, []).append(card)
+        st.phase = "done" if self.table.mode is Mode.HUNDRED else "arrange"
+
+    def apply_reveal(self, st: NiuniuState, p: Mapping[str, Any]) -> None:
+        play = st.play[int(str(p["to"]).split(":")[1])]
+        play.cards = [str(c) for c in p["cards"]]
+        play.revealed = True
+
+    def apply_action(self, st: NiuniuState, p: Mapping[str, Any]) -> None:
         seat, action, args = self._parse_action(p)
         play = st.play[seat]
         player = st.seats[seat].player
@@ -609,7 +593,8 @@ class NiuniuEngine(g.Engine[NiuniuState]):
             else:
                 st.queue.remove(player)
 
-    def _rolled(self, st: NiuniuState, v: int) -> None:
+    def apply_dice(self, st: NiuniuState, p: Mapping[str, Any]) -> None:
+        v = int(p["dice"][0])
         c = self.table.choice
         st.dice.append(v)
         if c is Choice.RANDOM:

@@ -185,6 +185,7 @@ class Turn:
 @register_family
 class HoldemEngine(g.Engine[HoldemState]):
     family = "holdem"
+    display_name = "hold'em"
 
     def __init__(self, config: g.VariantConfig) -> None:
         super().__init__(config)
@@ -255,37 +256,32 @@ class HoldemEngine(g.Engine[HoldemState]):
         return {"button": st.button} if st.button is not None else {}
 
     # -- verification ----------------------------------------------------------------
-    def verify_event(self, st: HoldemState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            raise BetRejected(
-                f"{self.variant} takes no bets before the cards: the blinds are posted by "
-                "the rules and every stake is an action",
-                reason="no_bets",
+    def verify_bet(self, st: HoldemState, p: Mapping[str, Any]) -> None:
+        raise BetRejected(
+            f"{self.variant} takes no bets before the cards: the blinds are posted by "
+            "the rules and every stake is an action",
+            reason="no_bets",
+        )
+
+    def verify_dice(self, st: HoldemState, p: Mapping[str, Any]) -> None:
+        if st.phase != "button":
+            raise RuleViolation("no dice are to be rolled now", reason="illegal_dice")
+        button_from_roll(st.order, p)
+
+    def verify_cards(self, st: HoldemState, p: Mapping[str, Any]) -> None:
+        check_dealt(self.next_deal(st), p, st.dealt)
+
+    def verify_reveal(self, st: HoldemState, p: Mapping[str, Any]) -> None:
+        req = self.next_deal(st)
+        to = p.get("to")
+        if req is None or to not in req.reveal:
+            raise RuleViolation("nothing is to be turned up now", reason="illegal_reveal")
+        seat = target_seat(str(to))
+        assert seat is not None
+        if p.get("cards") != st.hole[seat]:
+            raise RuleViolation(
+                f"cards.revealed must show {to}'s hole cards as dealt", reason="bad_reveal"
             )
-        if type_ == g.BETTING_CLOSED:
-            if st.phase != "betting":
-                raise ActionRejected("betting is already closed", reason="betting_closed")
-        elif type_ == g.DICE_ROLLED:
-            if st.phase != "button":
-                raise RuleViolation("no dice are to be rolled now", reason="illegal_dice")
-            button_from_roll(st.order, p)
-        elif type_ == g.CARD_DEALT:
-            check_dealt(self.next_deal(st), p, st.dealt)
-        elif type_ == g.CARDS_REVEALED:
-            req = self.next_deal(st)
-            to = p.get("to")
-            if req is None or to not in req.reveal:
-                raise RuleViolation("nothing is to be turned up now", reason="illegal_reveal")
-            seat = target_seat(str(to))
-            assert seat is not None
-            if p.get("cards") != st.hole[seat]:
-                raise RuleViolation(
-                    f"cards.revealed must show {to}'s hole cards as dealt", reason="bad_reveal"
-                )
-        elif type_ == g.ACTION_TAKEN:
-            self.verify_action(st, p)
-        else:
-            raise ActionRejected(f"hold'em has no {type_} event", reason="unknown_event")
 
     def verify_action(self, st: HoldemState, p: Mapping[str, Any]) -> int:
         """Check an ``action.taken``; returns the chips it puts in."""
@@ -356,30 +352,33 @@ class HoldemEngine(g.Engine[HoldemState]):
 
     # -- application -----------------------------------------------------------------
     def apply_event(self, st: HoldemState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BETTING_CLOSED:
-            st.phase = "button"
-        elif type_ == g.DICE_ROLLED:
-            st.button = button_from_roll(st.order, p)
-        elif type_ == g.CARD_DEALT:
-            for c in p["cards"]:
-                card = str(c["card"])
-                st.positions.append(int(c["pos"]))
-                st.dealt.add(card)
-                if c["to"] == BOARD:
-                    st.board.append(card)
-                else:
-                    seat = target_seat(str(c["to"]))
-                    assert seat is not None
-                    st.hole.setdefault(seat, []).append(card)
-        elif type_ == g.CARDS_REVEALED:
-            seat = target_seat(str(p["to"]))
-            assert seat is not None
-            st.revealed.add(seat)
-        elif type_ == g.ACTION_TAKEN:
-            self._act(st, p)
+        super().apply_event(st, type_, p)
         self._progress(st)
 
-    def _act(self, st: HoldemState, p: Mapping[str, Any]) -> None:
+    def apply_betting_closed(self, st: HoldemState, p: Mapping[str, Any]) -> None:
+        st.phase = "button"
+
+    def apply_dice(self, st: HoldemState, p: Mapping[str, Any]) -> None:
+        st.button = button_from_roll(st.order, p)
+
+    def apply_cards(self, st: HoldemState, p: Mapping[str, Any]) -> None:
+        for c in p["cards"]:
+            card = str(c["card"])
+            st.positions.append(int(c["pos"]))
+            st.dealt.add(card)
+            if c["to"] == BOARD:
+                st.board.append(card)
+            else:
+                seat = target_seat(str(c["to"]))
+                assert seat is not None
+                st.hole.setdefault(seat, []).append(card)
+
+    def apply_reveal(self, st: HoldemState, p: Mapping[str, Any]) -> None:
+        seat = target_seat(str(p["to"]))
+        assert seat is not None
+        st.revealed.add(seat)
+
+    def apply_action(self, st: HoldemState, p: Mapping[str, Any]) -> None:
         seat, action = int(p["seat"]), str(p["action"])
         args = p.get("args", {})
         if self.rules.style is Style.FIXED:

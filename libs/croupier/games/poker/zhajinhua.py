@@ -202,6 +202,7 @@ def visible_hands(st: ZhajinhuaState, viewer: int | None) -> frozenset[int]:
 @register_family
 class ZhajinhuaEngine(g.Engine[ZhajinhuaState]):
     family = "zhajinhua"
+    display_name = "炸金花"
 
     def visible_to(self, state: ZhajinhuaState, viewer: int | None) -> frozenset[str]:
         return frozenset(seat_target(s) for s in visible_hands(state, viewer))
@@ -270,33 +271,28 @@ class ZhajinhuaEngine(g.Engine[ZhajinhuaState]):
         return st.phase == "done"
 
     # -- verification ----------------------------------------------------------------
-    def verify_event(self, st: ZhajinhuaState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            raise BetRejected(
-                "炸金花 takes no bets before the cards: the ante is posted by the rules and "
-                "every bet is an action",
-                reason="no_bets",
+    def verify_bet(self, st: ZhajinhuaState, p: Mapping[str, Any]) -> None:
+        raise BetRejected(
+            "炸金花 takes no bets before the cards: the ante is posted by the rules and "
+            "every bet is an action",
+            reason="no_bets",
+        )
+
+    def verify_dice(self, st: ZhajinhuaState, p: Mapping[str, Any]) -> None:
+        if st.phase != "button":
+            raise RuleViolation("no dice are to be rolled now", reason="illegal_dice")
+        button_from_roll(st.order, p)
+
+    def verify_cards(self, st: ZhajinhuaState, p: Mapping[str, Any]) -> None:
+        check_dealt(self.next_deal(st), p, st.dealt)
+
+    def verify_reveal(self, st: ZhajinhuaState, p: Mapping[str, Any]) -> None:
+        req = self.next_deal(st)
+        if req is None or p.get("to") not in req.reveal or p.get("cards") != []:
+            raise RuleViolation(
+                "the only announcement due is the loser of the compare, with no cards",
+                reason="bad_reveal",
             )
-        if type_ == g.BETTING_CLOSED:
-            if st.phase != "betting":
-                raise ActionRejected("betting is already closed", reason="betting_closed")
-        elif type_ == g.DICE_ROLLED:
-            if st.phase != "button":
-                raise RuleViolation("no dice are to be rolled now", reason="illegal_dice")
-            button_from_roll(st.order, p)
-        elif type_ == g.CARD_DEALT:
-            check_dealt(self.next_deal(st), p, st.dealt)
-        elif type_ == g.CARDS_REVEALED:
-            req = self.next_deal(st)
-            if req is None or p.get("to") not in req.reveal or p.get("cards") != []:
-                raise RuleViolation(
-                    "the only announcement due is the loser of the compare, with no cards",
-                    reason="bad_reveal",
-                )
-        elif type_ == g.ACTION_TAKEN:
-            self.verify_action(st, p)
-        else:
-            raise ActionRejected(f"炸金花 has no {type_} event", reason="unknown_event")
 
     def verify_action(self, st: ZhajinhuaState, p: Mapping[str, Any]) -> int:
         """Check an action; returns what it pays."""
@@ -379,30 +375,33 @@ class ZhajinhuaEngine(g.Engine[ZhajinhuaState]):
 
     # -- application -----------------------------------------------------------------
     def apply_event(self, st: ZhajinhuaState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BETTING_CLOSED:
-            st.phase = "button"
-        elif type_ == g.DICE_ROLLED:
-            st.button = button_from_roll(st.order, p)
-        elif type_ == g.CARD_DEALT:
-            for c in p["cards"]:
-                card = str(c["card"])
-                st.positions.append(int(c["pos"]))
-                st.dealt.add(card)
-                seat = target_seat(str(c["to"]))
-                assert seat is not None
-                st.hole.setdefault(seat, []).append(card)
-        elif type_ == g.CARDS_REVEALED:
-            c = st.pending
-            assert c is not None
-            c.loser = int(str(p["to"])[len(LOSER) :])
-            st.live.discard(c.loser)
-            st.decided_by_compare = len(st.live) == 1
-            self._pass_turn(st, c.challenger)
-        elif type_ == g.ACTION_TAKEN:
-            self._act(st, p)
+        super().apply_event(st, type_, p)
         self._progress(st)
 
-    def _act(self, st: ZhajinhuaState, p: Mapping[str, Any]) -> None:
+    def apply_betting_closed(self, st: ZhajinhuaState, p: Mapping[str, Any]) -> None:
+        st.phase = "button"
+
+    def apply_dice(self, st: ZhajinhuaState, p: Mapping[str, Any]) -> None:
+        st.button = button_from_roll(st.order, p)
+
+    def apply_cards(self, st: ZhajinhuaState, p: Mapping[str, Any]) -> None:
+        for c in p["cards"]:
+            card = str(c["card"])
+            st.positions.append(int(c["pos"]))
+            st.dealt.add(card)
+            seat = target_seat(str(c["to"]))
+            assert seat is not None
+            st.hole.setdefault(seat, []).append(card)
+
+    def apply_reveal(self, st: ZhajinhuaState, p: Mapping[str, Any]) -> None:
+        c = st.pending
+        assert c is not None
+        c.loser = int(str(p["to"])[len(LOSER) :])
+        st.live.discard(c.loser)
+        st.decided_by_compare = len(st.live) == 1
+        self._pass_turn(st, c.challenger)
+
+    def apply_action(self, st: ZhajinhuaState, p: Mapping[str, Any]) -> None:
         seat, action = int(p["seat"]), str(p["action"])
         args = p.get("args", {})
         if action == "look":

@@ -475,7 +475,7 @@ class SangongEngine(g.Engine[SangongState]):
             return g.DealRequest(reveal=tuple(t for t in self.targets(st) if t not in st.shown))
         return None
 
-    def _check_cards(self, st: SangongState, p: Mapping[str, Any]) -> None:
+    def verify_cards(self, st: SangongState, p: Mapping[str, Any]) -> None:
         seen = {c for cs in st.dealt.values() for c in cs}
 
         def undealt(raw: object) -> str:
@@ -490,7 +490,7 @@ class SangongEngine(g.Engine[SangongState]):
 
         check_dealt(self.next_deal(st), p, undealt)
 
-    def _check_reveal(self, st: SangongState, p: Mapping[str, Any]) -> None:
+    def verify_reveal(self, st: SangongState, p: Mapping[str, Any]) -> None:
         req = self.next_deal(st)
         if req is None or not req.reveal:
             raise RuleViolation("nothing is to be turned up now", reason="illegal_reveal")
@@ -504,7 +504,7 @@ class SangongEngine(g.Engine[SangongState]):
                 f"cards.revealed must show {want}'s cards as dealt", reason="bad_reveal"
             )
 
-    def _check_dice(self, st: SangongState, p: Mapping[str, Any]) -> None:
+    def verify_dice(self, st: SangongState, p: Mapping[str, Any]) -> None:
         if st.phase != Phase.CHOOSE or st.draw is None:
             raise RuleViolation("no die is to be rolled now", reason="illegal_roll")
         dice, faces, roll = p.get("dice"), p.get("faces"), p.get("roll")
@@ -525,56 +525,40 @@ class SangongEngine(g.Engine[SangongState]):
             raise RuleViolation("roll number must be an integer >= 0", reason="malformed")
 
     # -- events ------------------------------------------------------------------------
-    def verify_event(self, st: SangongState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            self.verify_bet(st, p)
-        elif type_ == g.BETTING_CLOSED:
-            if st.phase != Phase.BETTING:
-                raise ActionRejected("betting is already closed", reason="betting_closed")
-        elif type_ == g.CARD_DEALT:
-            self._check_cards(st, p)
-        elif type_ == g.CARDS_REVEALED:
-            self._check_reveal(st, p)
-        elif type_ == g.DICE_ROLLED:
-            self._check_dice(st, p)
-        elif type_ == g.ACTION_TAKEN:
-            self.verify_action(st, p)
+    def apply_bet(self, st: SangongState, p: Mapping[str, Any]) -> None:
+        seat_no, spot, amount = int(p["seat"]), str(p["spot"]), int(p["amount"])
+        st.bets[(seat_no, spot)] = st.bets.get((seat_no, spot), 0) + amount
+        st.staked[seat_no] = st.staked.get(seat_no, 0) + amount
+
+    def apply_betting_closed(self, st: SangongState, p: Mapping[str, Any]) -> None:
+        if self.kind is TableKind.HUNDRED:
+            st.phase = Phase.DEAL
         else:
-            raise ActionRejected(f"sangong has no {type_} event", reason="unknown_event")
+            assert self.grab is not None
+            st.phase = Phase.DEAL_FIRST if self.grab.deal_first else Phase.GRAB
 
-    def apply_event(self, st: SangongState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            seat_no, spot, amount = int(p["seat"]), str(p["spot"]), int(p["amount"])
-            st.bets[(seat_no, spot)] = st.bets.get((seat_no, spot), 0) + amount
-            st.staked[seat_no] = st.staked.get(seat_no, 0) + amount
-        elif type_ == g.BETTING_CLOSED:
-            if self.kind is TableKind.HUNDRED:
-                st.phase = Phase.DEAL
-            else:
-                assert self.grab is not None
-                st.phase = Phase.DEAL_FIRST if self.grab.deal_first else Phase.GRAB
-        elif type_ == g.CARD_DEALT:
-            for c in p["cards"]:
-                st.dealt.setdefault(str(c["to"]), []).append(str(c["card"]))
-                st.positions.append(int(c["pos"]))
-            if st.phase == Phase.DEAL_FIRST:
-                st.phase = Phase.GRAB
-            else:
-                st.phase = Phase.REVEAL
-        elif type_ == g.CARDS_REVEALED:
-            st.shown[str(p["to"])] = [str(c) for c in p["cards"]]
-            if all(t in st.shown for t in self.targets(st)):
-                st.phase = Phase.DONE
-        elif type_ == g.DICE_ROLLED:
-            assert st.draw is not None
-            roll = int(p["dice"][0])
-            st.draw = dataclasses.replace(st.draw, roll=roll)
-            st.banker = st.draw.pick(roll)
-            st.phase = Phase.BET
-        elif type_ == g.ACTION_TAKEN:
-            self._act(st, p)
+    def apply_cards(self, st: SangongState, p: Mapping[str, Any]) -> None:
+        for c in p["cards"]:
+            st.dealt.setdefault(str(c["to"]), []).append(str(c["card"]))
+            st.positions.append(int(c["pos"]))
+        if st.phase == Phase.DEAL_FIRST:
+            st.phase = Phase.GRAB
+        else:
+            st.phase = Phase.REVEAL
 
-    def _act(self, st: SangongState, p: Mapping[str, Any]) -> None:
+    def apply_reveal(self, st: SangongState, p: Mapping[str, Any]) -> None:
+        st.shown[str(p["to"])] = [str(c) for c in p["cards"]]
+        if all(t in st.shown for t in self.targets(st)):
+            st.phase = Phase.DONE
+
+    def apply_dice(self, st: SangongState, p: Mapping[str, Any]) -> None:
+        assert st.draw is not None
+        roll = int(p["dice"][0])
+        st.draw = dataclasses.replace(st.draw, roll=roll)
+        st.banker = st.draw.pick(roll)
+        st.phase = Phase.BET
+
+    def apply_action(self, st: SangongState, p: Mapping[str, Any]) -> None:
         seat_no, act, m = self._parse_action(p)
         if act in (Act.GRAB, Act.PASS):
             st.grabs[seat_no] = 0 if act is Act.PASS else (m or 1)

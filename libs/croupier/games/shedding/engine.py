@@ -277,15 +277,15 @@ class DoudizhuEngine(g.Engine[DoudizhuState]):
         shape = check_play(cards, parse_shape(args, len(cards)), table, self.rules.moves)
         return Play(shape, tuple(cards))
 
-    def _check_cards(self, st: DoudizhuState, p: Mapping[str, Any]) -> None:
+    def verify_cards(self, st: DoudizhuState, p: Mapping[str, Any]) -> None:
         check_deal(self.next_deal(st), p, self.config.deck.copies)
 
-    def _check_dice(self, st: DoudizhuState, p: Mapping[str, Any]) -> None:
+    def verify_dice(self, st: DoudizhuState, p: Mapping[str, Any]) -> None:
         if st.phase != "dice":
             raise RuleViolation("no die is due now", reason="illegal_roll")
         check_die(p, DIE_FACES, "the first bidder")
 
-    def _check_reveal(self, st: DoudizhuState, p: Mapping[str, Any]) -> None:
+    def verify_reveal(self, st: DoudizhuState, p: Mapping[str, Any]) -> None:
         if st.phase != "reveal":
             raise RuleViolation("nothing is to be turned up now", reason="illegal_reveal")
         shown = p.get("cards")
@@ -297,53 +297,39 @@ class DoudizhuEngine(g.Engine[DoudizhuState]):
             raise RuleViolation("the whole kitty is turned up", reason="bad_reveal")
 
     # -- events ------------------------------------------------------------------------
-    def verify_event(self, st: DoudizhuState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            raise BetRejected(
-                f"{self.variant} takes no bets: the stake is the room base (底分)",
-                reason="no_bets",
-            )
-        if type_ == g.BETTING_CLOSED:
-            if st.phase != "betting":
-                raise ActionRejected("betting is already closed", reason="betting_closed")
-        elif type_ == g.DICE_ROLLED:
-            self._check_dice(st, p)
-        elif type_ == g.CARD_DEALT:
-            self._check_cards(st, p)
-        elif type_ == g.CARDS_REVEALED:
-            self._check_reveal(st, p)
-        elif type_ == g.ACTION_TAKEN:
-            self.verify_action(st, p)
-        else:
-            raise ActionRejected(f"{self.family} has no {type_} event", reason="unknown_event")
+    def verify_bet(self, st: DoudizhuState, p: Mapping[str, Any]) -> None:
+        raise BetRejected(
+            f"{self.variant} takes no bets: the stake is the room base (底分)",
+            reason="no_bets",
+        )
 
-    def apply_event(self, st: DoudizhuState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BETTING_CLOSED:
-            st.phase = "dealing" if st.first_bidder is not None else "dice"
-        elif type_ == g.DICE_ROLLED:
-            st.die = int(p["dice"][0])
-            st.first_bidder = st.order[st.die - 1]
-            st.phase = "dealing"
-        elif type_ == g.CARD_DEALT:
-            for c in p["cards"]:
-                st.positions.append(int(c["pos"]))
-                to = str(c["to"])
-                if to == KITTY:
-                    st.kitty.append(str(c["card"]))
-                else:
-                    st.hands[int(to.split(":")[1])].append(str(c["card"]))
-            st.phase = "bidding"
-            st.turn = st.first_bidder
-        elif type_ == g.CARDS_REVEALED:
-            st.kitty = [str(c) for c in p["cards"]]
-            st.kitty_shown = True
-            assert st.landlord is not None
-            st.hands[st.landlord] += st.kitty
-            self._after_reveal(st)
-        elif type_ == g.ACTION_TAKEN:
-            self._act(st, p)
+    def apply_betting_closed(self, st: DoudizhuState, p: Mapping[str, Any]) -> None:
+        st.phase = "dealing" if st.first_bidder is not None else "dice"
 
-    def _act(self, st: DoudizhuState, p: Mapping[str, Any]) -> None:
+    def apply_dice(self, st: DoudizhuState, p: Mapping[str, Any]) -> None:
+        st.die = int(p["dice"][0])
+        st.first_bidder = st.order[st.die - 1]
+        st.phase = "dealing"
+
+    def apply_cards(self, st: DoudizhuState, p: Mapping[str, Any]) -> None:
+        for c in p["cards"]:
+            st.positions.append(int(c["pos"]))
+            to = str(c["to"])
+            if to == KITTY:
+                st.kitty.append(str(c["card"]))
+            else:
+                st.hands[int(to.split(":")[1])].append(str(c["card"]))
+        st.phase = "bidding"
+        st.turn = st.first_bidder
+
+    def apply_reveal(self, st: DoudizhuState, p: Mapping[str, Any]) -> None:
+        st.kitty = [str(c) for c in p["cards"]]
+        st.kitty_shown = True
+        assert st.landlord is not None
+        st.hands[st.landlord] += st.kitty
+        self._after_reveal(st)
+
+    def apply_action(self, st: DoudizhuState, p: Mapping[str, Any]) -> None:
         seat, action, args = self._parse_action(p)
         if action == "bid":
             self._bid(st, seat, int(args["points"]))

@@ -236,44 +236,38 @@ class ShuangkouEngine(g.Engine[ShuangkouState]):
             )
         check_play(cards, parse_shape(args, len(cards)), self._table(st, seat), self.rules.moves)
 
-    def verify_event(self, st: ShuangkouState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            raise BetRejected(
-                f"{self.variant} takes no bets: the stake is the 底注", reason="no_bets"
-            )
-        if type_ == g.BETTING_CLOSED:
-            if st.phase != "betting":
-                raise ActionRejected("betting is already closed", reason="betting_closed")
-        elif type_ == g.DICE_ROLLED:
-            if st.phase != "dice":
-                raise RuleViolation("no die is due now", reason="illegal_roll")
-            check_die(p, 4, "庄 (the first player)")
-        elif type_ == g.CARD_DEALT:
-            check_deal(self.next_deal(st), p, self.config.deck.copies)
-        elif type_ == g.ACTION_TAKEN:
-            self.verify_action(st, p)
-        else:
-            raise ActionRejected(f"{self.family} has no {type_} event", reason="unknown_event")
+    def verify_bet(self, st: ShuangkouState, p: Mapping[str, Any]) -> None:
+        raise BetRejected(f"{self.variant} takes no bets: the stake is the 底注", reason="no_bets")
+
+    def verify_dice(self, st: ShuangkouState, p: Mapping[str, Any]) -> None:
+        if st.phase != "dice":
+            raise RuleViolation("no die is due now", reason="illegal_roll")
+        check_die(p, 4, "庄 (the first player)")
+
+    def verify_cards(self, st: ShuangkouState, p: Mapping[str, Any]) -> None:
+        check_deal(self.next_deal(st), p, self.config.deck.copies)
 
     # -- events ------------------------------------------------------------------------
-    def apply_event(self, st: ShuangkouState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BETTING_CLOSED:
-            st.phase = "dice"
-        elif type_ == g.DICE_ROLLED:
-            st.die = int(p["dice"][0])
-            st.first = st.order[st.die - 1]
-            st.phase = "dealing"
-        elif type_ == g.CARD_DEALT:
-            for c in p["cards"]:
-                st.positions.append(int(c["pos"]))
-                st.hands[int(str(c["to"]).split(":")[1])].append(str(c["card"]))
-            st.phase, st.turn = "playing", st.first
-        elif type_ == g.ACTION_TAKEN:
-            seat, action, args = parse_action(p, ACTION_ARGS)
-            if action == "pass":
-                self._pass(st, seat)
-            else:
-                self._play(st, seat, args)
+    def apply_betting_closed(self, st: ShuangkouState, p: Mapping[str, Any]) -> None:
+        st.phase = "dice"
+
+    def apply_dice(self, st: ShuangkouState, p: Mapping[str, Any]) -> None:
+        st.die = int(p["dice"][0])
+        st.first = st.order[st.die - 1]
+        st.phase = "dealing"
+
+    def apply_cards(self, st: ShuangkouState, p: Mapping[str, Any]) -> None:
+        for c in p["cards"]:
+            st.positions.append(int(c["pos"]))
+            st.hands[int(str(c["to"]).split(":")[1])].append(str(c["card"]))
+        st.phase, st.turn = "playing", st.first
+
+    def apply_action(self, st: ShuangkouState, p: Mapping[str, Any]) -> None:
+        seat, action, args = parse_action(p, ACTION_ARGS)
+        if action == "pass":
+            self._pass(st, seat)
+        else:
+            self._play(st, seat, args)
 
     def _play(self, st: ShuangkouState, seat: int, args: Mapping[str, Any]) -> None:
         cards = [str(c) for c in args["cards"]]

@@ -144,7 +144,7 @@ class ShisanshuiEngine(g.Engine[ShisanshuiState]):
                 )
         return tuple(out)
 
-    def arrangement(self, st: ShisanshuiState, p: Mapping[str, Any]) -> Arrangement | None:
+    def verify_action(self, st: ShisanshuiState, p: Mapping[str, Any]) -> Arrangement | None:
         """Check an ``action.taken`` and return the arrangement it makes (None when the
         seat's cards are not visible: a player's redacted view)."""
         try:
@@ -218,7 +218,7 @@ class ShisanshuiEngine(g.Engine[ShisanshuiState]):
             return g.DealRequest(reveal=pending) if pending else None
         return None
 
-    def _check_cards(self, st: ShisanshuiState, p: Mapping[str, Any]) -> None:
+    def verify_cards(self, st: ShisanshuiState, p: Mapping[str, Any]) -> None:
         req = self.next_deal(st)
         if req is None or not req.cards:
             raise RuleViolation("no cards are to be dealt now", reason="illegal_deal")
@@ -239,7 +239,7 @@ class ShisanshuiEngine(g.Engine[ShisanshuiState]):
             if not isinstance(pos, int) or isinstance(pos, bool) or pos < 0:
                 raise RuleViolation("card position must be an integer >= 0", reason="malformed")
 
-    def _check_reveal(self, st: ShisanshuiState, p: Mapping[str, Any]) -> None:
+    def verify_reveal(self, st: ShisanshuiState, p: Mapping[str, Any]) -> None:
         to = p.get("to")
         req = self.next_deal(st)
         if req is None or to not in req.reveal:
@@ -251,42 +251,32 @@ class ShisanshuiEngine(g.Engine[ShisanshuiState]):
                 f"cards.revealed must show {to}'s cards as dealt", reason="bad_reveal"
             )
 
-    def verify_event(self, st: ShisanshuiState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            raise BetRejected(
-                "十三水 takes no bets: the room's base score is the stake", reason="no_bets"
-            )
-        if type_ == g.BETTING_CLOSED:
-            if st.phase != "betting":
-                raise ActionRejected("betting is already closed", reason="betting_closed")
-        elif type_ == g.CARD_DEALT:
-            self._check_cards(st, p)
-        elif type_ == g.CARDS_REVEALED:
-            self._check_reveal(st, p)
-        elif type_ == g.ACTION_TAKEN:
-            self.arrangement(st, p)
-        else:
-            raise ActionRejected(f"shisanshui has no {type_} event", reason="unknown_event")
+    def verify_bet(self, st: ShisanshuiState, p: Mapping[str, Any]) -> None:
+        raise BetRejected(
+            "十三水 takes no bets: the room's base score is the stake", reason="no_bets"
+        )
 
-    def apply_event(self, st: ShisanshuiState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BETTING_CLOSED:
-            st.phase = "dealing"
-        elif type_ == g.CARD_DEALT:
-            for c in p["cards"]:
-                seat_no = int(str(c["to"]).split(":")[1])
-                st.hands.setdefault(seat_no, []).append(str(c["card"]))
-                st.positions.append(int(c["pos"]))
-            st.phase = "arrange"
-        elif type_ == g.ACTION_TAKEN:
-            st.arranged[int(p["seat"])] = self.arrangement(st, p)
-            if not self.to_act(st):
-                st.phase = "show"
-        elif type_ == g.CARDS_REVEALED:
-            seat_no = int(str(p["to"]).split(":")[1])
-            st.hands[seat_no] = [str(c) for c in p["cards"]]
-            st.revealed.add(seat_no)
-            if len(st.revealed) == len(st.seats):
-                st.phase = "done"
+    def apply_betting_closed(self, st: ShisanshuiState, p: Mapping[str, Any]) -> None:
+        st.phase = "dealing"
+
+    def apply_cards(self, st: ShisanshuiState, p: Mapping[str, Any]) -> None:
+        for c in p["cards"]:
+            seat_no = int(str(c["to"]).split(":")[1])
+            st.hands.setdefault(seat_no, []).append(str(c["card"]))
+            st.positions.append(int(c["pos"]))
+        st.phase = "arrange"
+
+    def apply_action(self, st: ShisanshuiState, p: Mapping[str, Any]) -> None:
+        st.arranged[int(p["seat"])] = self.verify_action(st, p)
+        if not self.to_act(st):
+            st.phase = "show"
+
+    def apply_reveal(self, st: ShisanshuiState, p: Mapping[str, Any]) -> None:
+        seat_no = int(str(p["to"]).split(":")[1])
+        st.hands[seat_no] = [str(c) for c in p["cards"]]
+        st.revealed.add(seat_no)
+        if len(st.revealed) == len(st.seats):
+            st.phase = "done"
 
     def is_over(self, st: ShisanshuiState) -> bool:
         return st.phase == "done"

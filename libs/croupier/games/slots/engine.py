@@ -91,6 +91,7 @@ class SlotState(g.HandState):
 @register_family
 class SlotEngine(g.Engine[SlotState]):
     family = "slots"
+    display_name = "多财多福"
 
     def __init__(self, config: g.VariantConfig) -> None:
         super().__init__(config)
@@ -206,59 +207,51 @@ class SlotEngine(g.Engine[SlotState]):
             )
         return Guess(pick, times, times * st.win, top_up)
 
-    def verify_event(self, st: SlotState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            self.verify_bet(st, p)
-        elif type_ == g.ACTION_TAKEN:
-            self.verify_action(st, p)
-        elif type_ == g.BETTING_CLOSED:
-            if st.phase != "betting":
-                raise ActionRejected("betting is already closed", reason="betting_closed")
-        elif type_ == g.DICE_ROLLED:
-            check_requested_roll(self.next_deal(st), p, st.rolls)
-        else:
-            raise ActionRejected(f"多财多福 has no {type_} event", reason="unknown_event")
+    def verify_dice(self, st: SlotState, p: Mapping[str, Any]) -> None:
+        check_requested_roll(self.next_deal(st), p, st.rolls)
 
-    def apply_event(self, st: SlotState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            st.stake = int(p["amount"])
-            st.line_bet = st.stake // self.lines
-            st.balance -= st.stake
-        elif type_ == g.BETTING_CLOSED:
-            if st.stake:
-                st.phase = "spinning"
-            else:
-                st.phase, st.end = "done", "no_bet"
-        elif type_ == g.ACTION_TAKEN:
-            guess = self.verify_action(st, p)
-            if guess is None:
+    def apply_bet(self, st: SlotState, p: Mapping[str, Any]) -> None:
+        st.stake = int(p["amount"])
+        st.line_bet = st.stake // self.lines
+        st.balance -= st.stake
+
+    def apply_betting_closed(self, st: SlotState, p: Mapping[str, Any]) -> None:
+        if st.stake:
+            st.phase = "spinning"
+        else:
+            st.phase, st.end = "done", "no_bet"
+
+    def apply_action(self, st: SlotState, p: Mapping[str, Any]) -> None:
+        guess = self.verify_action(st, p)
+        if guess is None:
+            st.phase, st.end = "done", "collected"
+        else:
+            st.guesses.append(guess)
+            st.balance -= guess.top_up
+            st.phase = "guessing"
+
+    def apply_dice(self, st: SlotState, p: Mapping[str, Any]) -> None:
+        dice = [int(d) for d in p["dice"]]
+        st.rolls += 1
+        if st.phase == "spinning":
+            st.spin = self.machine.spin([d - 1 for d in dice])
+            st.win = st.line_bet * st.spin.pays
+            if not st.win:
+                st.phase, st.end = "done", "no_win"
+            elif not self.double_up.enabled:
                 st.phase, st.end = "done", "collected"
             else:
-                st.guesses.append(guess)
-                st.balance -= guess.top_up
-                st.phase = "guessing"
-        elif type_ == g.DICE_ROLLED:
-            dice = [int(d) for d in p["dice"]]
-            st.rolls += 1
-            if st.phase == "spinning":
-                st.spin = self.machine.spin([d - 1 for d in dice])
-                st.win = st.line_bet * st.spin.pays
-                if not st.win:
-                    st.phase, st.end = "done", "no_win"
-                elif not self.double_up.enabled:
-                    st.phase, st.end = "done", "collected"
-                else:
-                    self._open_double(st)
+                self._open_double(st)
+        else:
+            last = st.guesses[-1]
+            guess = Guess(last.pick, last.times, last.stake, last.top_up, dice[0])
+            st.guesses[-1] = guess
+            if not guess.right:
+                st.win = 0
+                st.phase, st.end = "done", "lost"
             else:
-                last = st.guesses[-1]
-                guess = Guess(last.pick, last.times, last.stake, last.top_up, dice[0])
-                st.guesses[-1] = guess
-                if not guess.right:
-                    st.win = 0
-                    st.phase, st.end = "done", "lost"
-                else:
-                    st.win = 2 * guess.stake
-                    self._open_double(st)
+                st.win = 2 * guess.stake
+                self._open_double(st)
 
     def _open_double(self, st: SlotState) -> None:
         d = self.double_up

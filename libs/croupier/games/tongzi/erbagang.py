@@ -215,58 +215,54 @@ class ErbagangEngine(g.Engine[ErbagangState]):
         return seat_no, name, m
 
     # -- events ------------------------------------------------------------------------
-    def verify_event(self, st: ErbagangState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            raise BetRejected(
-                "erbagang takes no bet.placed: the players bet with action 'bet' once the "
-                "banker is chosen",
-                reason="unknown_spot",
-            )
-        if type_ == g.BETTING_CLOSED:
-            if st.phase != "betting":
-                raise ActionRejected("betting is already closed", reason="betting_closed")
-        elif type_ == g.ACTION_TAKEN:
-            self.verify_action(st, p)
-        elif type_ == g.DICE_ROLLED:
-            check_dice(self.next_deal(st), p, st.last_roll)
-        elif type_ == g.CARD_DEALT:
-            check_tiles(self.next_deal(st), p, [t for ts in st.tiles.values() for t in ts])
-        else:
-            raise ActionRejected(f"erbagang has no {type_} event", reason="unknown_event")
+    def verify_bet(self, st: ErbagangState, p: Mapping[str, Any]) -> None:
+        raise BetRejected(
+            "erbagang takes no bet.placed: the players bet with action 'bet' once the "
+            "banker is chosen",
+            reason="unknown_spot",
+        )
 
-    def apply_event(self, st: ErbagangState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BETTING_CLOSED:
-            st.phase = "grab"
-        elif type_ == g.ACTION_TAKEN:
-            seat_no, name, args = parse_action(p, {"multiple"})
-            if name == GRAB:
-                st.grabs[seat_no] = int(args["multiple"])
-                if len(st.grabs) == len(st.order):
-                    top = max(st.grabs.values())
-                    st.tied = [s for s in st.order if st.grabs[s] == top]
-                    if len(st.tied) == 1:
-                        self._make_banker(st, st.tied[0])
-                    else:
-                        st.phase = "grab_die"
-            else:
-                st.bets[seat_no] = int(args["multiple"])
-                if len(st.bets) == len(st.order) - 1:
-                    st.phase = "deal_dice"
-        elif type_ == g.DICE_ROLLED:
-            dice = [int(d) for d in p["dice"]]
-            st.last_roll = int(p["roll"])
-            if st.phase == "grab_die":
-                st.grab_die = dice[0]
-                self._make_banker(st, st.tied[dice[0] - 1])
-            else:
-                st.deal_dice = dice
-                st.deal_order = self.deal_order(st.order, st.banker or 0, sum(dice))
-                st.phase = "dealing"
-        elif type_ == g.CARD_DEALT:
-            for c in p["cards"]:
-                st.tiles.setdefault(seat_of(str(c["to"])), []).append(str(c["card"]))
-                st.positions.append(int(c["pos"]))
-            st.phase = "done"
+    def verify_dice(self, st: ErbagangState, p: Mapping[str, Any]) -> None:
+        check_dice(self.next_deal(st), p, st.last_roll)
+
+    def verify_cards(self, st: ErbagangState, p: Mapping[str, Any]) -> None:
+        check_tiles(self.next_deal(st), p, [t for ts in st.tiles.values() for t in ts])
+
+    def apply_betting_closed(self, st: ErbagangState, p: Mapping[str, Any]) -> None:
+        st.phase = "grab"
+
+    def apply_action(self, st: ErbagangState, p: Mapping[str, Any]) -> None:
+        seat_no, name, args = parse_action(p, {"multiple"})
+        if name == GRAB:
+            st.grabs[seat_no] = int(args["multiple"])
+            if len(st.grabs) == len(st.order):
+                top = max(st.grabs.values())
+                st.tied = [s for s in st.order if st.grabs[s] == top]
+                if len(st.tied) == 1:
+                    self._make_banker(st, st.tied[0])
+                else:
+                    st.phase = "grab_die"
+        else:
+            st.bets[seat_no] = int(args["multiple"])
+            if len(st.bets) == len(st.order) - 1:
+                st.phase = "deal_dice"
+
+    def apply_dice(self, st: ErbagangState, p: Mapping[str, Any]) -> None:
+        dice = [int(d) for d in p["dice"]]
+        st.last_roll = int(p["roll"])
+        if st.phase == "grab_die":
+            st.grab_die = dice[0]
+            self._make_banker(st, st.tied[dice[0] - 1])
+        else:
+            st.deal_dice = dice
+            st.deal_order = self.deal_order(st.order, st.banker or 0, sum(dice))
+            st.phase = "dealing"
+
+    def apply_cards(self, st: ErbagangState, p: Mapping[str, Any]) -> None:
+        for c in p["cards"]:
+            st.tiles.setdefault(seat_of(str(c["to"])), []).append(str(c["card"]))
+            st.positions.append(int(c["pos"]))
+        st.phase = "done"
 
     def _make_banker(self, st: ErbagangState, seat_no: int) -> None:
         st.banker = seat_no

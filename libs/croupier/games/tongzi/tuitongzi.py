@@ -202,7 +202,7 @@ class TuitongziEngine(g.Engine[TuitongziState]):
             )
         return seat_no, name, amount
 
-    def _check_reveal(self, st: TuitongziState, p: Mapping[str, Any]) -> None:
+    def verify_reveal(self, st: TuitongziState, p: Mapping[str, Any]) -> None:
         req = self.next_deal(st)
         to = p.get("to")
         if req is None or to not in req.reveal:
@@ -214,56 +214,49 @@ class TuitongziEngine(g.Engine[TuitongziState]):
             )
 
     # -- events ------------------------------------------------------------------------
-    def verify_event(self, st: TuitongziState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            self.verify_bet(st, p)
-        elif type_ == g.BETTING_CLOSED:
-            if st.phase != "betting":
-                raise ActionRejected("betting is already closed", reason="betting_closed")
-        elif type_ == g.ACTION_TAKEN:
-            self.verify_action(st, p)
-        elif type_ == g.DICE_ROLLED:
-            check_dice(self.next_deal(st), p, st.last_roll)
-        elif type_ == g.CARD_DEALT:
-            held = [t for ts in st.tiles.values() for t in ts if t != "??"]
-            check_tiles(self.next_deal(st), p, held + list(st.hidden.values()))
-        elif type_ == g.CARDS_REVEALED:
-            self._check_reveal(st, p)
-        else:
-            raise ActionRejected(f"tuitongzi has no {type_} event", reason="unknown_event")
+    def verify_dice(self, st: TuitongziState, p: Mapping[str, Any]) -> None:
+        check_dice(self.next_deal(st), p, st.last_roll)
 
-    def apply_event(self, st: TuitongziState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            st.antes[int(p["seat"])] = int(p["amount"])
-        elif type_ == g.BETTING_CLOSED:
-            st.players = sorted(st.antes)
-            st.phase = "wheel" if len(st.players) >= self.min_players else "done"
-        elif type_ == g.DICE_ROLLED:
-            st.last_roll = int(p["roll"])
-            st.wheel = int(p["dice"][0])
-            st.deal_order = self.deal_order(st.players, st.wheel)
-            st.phase = "dealing"
-        elif type_ == g.CARD_DEALT:
-            for c in p["cards"]:
-                s = seat_of(str(c["to"]))
-                if c["up"]:
-                    st.tiles.setdefault(s, []).append(str(c["card"]))
-                else:
-                    st.hidden[s] = str(c["card"])
-                    st.tiles.setdefault(s, []).append("??")
-                st.positions.append(int(c["pos"]))
-            st.phase = "raise"
-        elif type_ == g.ACTION_TAKEN:
-            seat_no, name, args = parse_action(p, {"amount"})
-            st.raises[seat_no] = int(args["amount"]) if name == RAISE else 0
-            if len(st.raises) == len(st.players):
-                st.phase = "showdown"
-        elif type_ == g.CARDS_REVEALED:
-            s = seat_of(str(p["to"]))
-            st.tiles[s] = [st.tiles[s][0], str(p["cards"][0])]
-            st.revealed.append(s)
-            if len(st.revealed) == len(st.players):
-                st.phase = "done"
+    def verify_cards(self, st: TuitongziState, p: Mapping[str, Any]) -> None:
+        held = [t for ts in st.tiles.values() for t in ts if t != "??"]
+        check_tiles(self.next_deal(st), p, held + list(st.hidden.values()))
+
+    def apply_bet(self, st: TuitongziState, p: Mapping[str, Any]) -> None:
+        st.antes[int(p["seat"])] = int(p["amount"])
+
+    def apply_betting_closed(self, st: TuitongziState, p: Mapping[str, Any]) -> None:
+        st.players = sorted(st.antes)
+        st.phase = "wheel" if len(st.players) >= self.min_players else "done"
+
+    def apply_dice(self, st: TuitongziState, p: Mapping[str, Any]) -> None:
+        st.last_roll = int(p["roll"])
+        st.wheel = int(p["dice"][0])
+        st.deal_order = self.deal_order(st.players, st.wheel)
+        st.phase = "dealing"
+
+    def apply_cards(self, st: TuitongziState, p: Mapping[str, Any]) -> None:
+        for c in p["cards"]:
+            s = seat_of(str(c["to"]))
+            if c["up"]:
+                st.tiles.setdefault(s, []).append(str(c["card"]))
+            else:
+                st.hidden[s] = str(c["card"])
+                st.tiles.setdefault(s, []).append("??")
+            st.positions.append(int(c["pos"]))
+        st.phase = "raise"
+
+    def apply_action(self, st: TuitongziState, p: Mapping[str, Any]) -> None:
+        seat_no, name, args = parse_action(p, {"amount"})
+        st.raises[seat_no] = int(args["amount"]) if name == RAISE else 0
+        if len(st.raises) == len(st.players):
+            st.phase = "showdown"
+
+    def apply_reveal(self, st: TuitongziState, p: Mapping[str, Any]) -> None:
+        s = seat_of(str(p["to"]))
+        st.tiles[s] = [st.tiles[s][0], str(p["cards"][0])]
+        st.revealed.append(s)
+        if len(st.revealed) == len(st.players):
+            st.phase = "done"
 
     def first_seat(self, players: Sequence[int], wheel: int) -> int:
         """The seat the wheel names, or the next player from it in the deal direction."""

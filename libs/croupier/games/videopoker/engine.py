@@ -137,7 +137,7 @@ class VideoPokerEngine(g.Engine[VideoPokerState]):
     def auto_hold(self, st: VideoPokerState) -> tuple[str, ...]:
         return auto_hold(st.dealt)
 
-    def verify_draw(self, st: VideoPokerState, p: Mapping[str, Any]) -> list[str]:
+    def verify_action(self, st: VideoPokerState, p: Mapping[str, Any]) -> list[str]:
         try:
             seat_no, name, args = int(p["seat"]), str(p["action"]), p.get("args", {})
         except (KeyError, TypeError, ValueError) as e:
@@ -182,7 +182,7 @@ class VideoPokerEngine(g.Engine[VideoPokerState]):
             return g.DealRequest(cards=(g.Deal(DRAW, True),) * (5 - len(st.hold)))
         return None
 
-    def _check_cards(self, st: VideoPokerState, p: Mapping[str, Any]) -> None:
+    def verify_cards(self, st: VideoPokerState, p: Mapping[str, Any]) -> None:
         req = self.next_deal(st)
         if req is None:
             raise RuleViolation("no cards are to be dealt now", reason="illegal_deal")
@@ -203,33 +203,22 @@ class VideoPokerEngine(g.Engine[VideoPokerState]):
             if not isinstance(pos, int) or isinstance(pos, bool) or pos < 0:
                 raise RuleViolation("card position must be an integer >= 0", reason="malformed")
 
-    def verify_event(self, st: VideoPokerState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            self.verify_bet(st, p)
-        elif type_ == g.BETTING_CLOSED:
-            if st.phase != "betting":
-                raise ActionRejected("betting is already closed", reason="betting_closed")
-        elif type_ == g.CARD_DEALT:
-            self._check_cards(st, p)
-        elif type_ == g.ACTION_TAKEN:
-            self.verify_draw(st, p)
-        else:
-            raise ActionRejected(f"videopoker has no {type_} event", reason="unknown_event")
+    def apply_bet(self, st: VideoPokerState, p: Mapping[str, Any]) -> None:
+        st.seat_no = int(p["seat"])
+        st.bet += int(p["amount"])
 
-    def apply_event(self, st: VideoPokerState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BET_PLACED:
-            st.seat_no = int(p["seat"])
-            st.bet += int(p["amount"])
-        elif type_ == g.BETTING_CLOSED:
-            st.phase = "dealing" if st.bet else "done"
-        elif type_ == g.CARD_DEALT:
-            for c in p["cards"]:
-                st.positions.append(int(c["pos"]))
-                (st.dealt if st.phase == "dealing" else st.drawn).append(str(c["card"]))
-            st.phase = "hold" if st.phase == "dealing" else "done"
-        elif type_ == g.ACTION_TAKEN:
-            st.hold = self.verify_draw(st, p)
-            st.phase = "drawing" if len(st.hold) < 5 else "done"
+    def apply_betting_closed(self, st: VideoPokerState, p: Mapping[str, Any]) -> None:
+        st.phase = "dealing" if st.bet else "done"
+
+    def apply_cards(self, st: VideoPokerState, p: Mapping[str, Any]) -> None:
+        for c in p["cards"]:
+            st.positions.append(int(c["pos"]))
+            (st.dealt if st.phase == "dealing" else st.drawn).append(str(c["card"]))
+        st.phase = "hold" if st.phase == "dealing" else "done"
+
+    def apply_action(self, st: VideoPokerState, p: Mapping[str, Any]) -> None:
+        st.hold = self.verify_action(st, p)
+        st.phase = "drawing" if len(st.hold) < 5 else "done"
 
     def is_over(self, st: VideoPokerState) -> bool:
         return st.phase == "done"
