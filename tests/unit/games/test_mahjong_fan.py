@@ -3,6 +3,9 @@ hand per pattern, the exclusions (不计), the combinations and the readings."""
 
 from __future__ import annotations
 
+import random
+from itertools import combinations_with_replacement
+
 import pytest
 
 from croupier.errors import ConfigError
@@ -142,7 +145,7 @@ def test_xuezhan_daodi_table(
 def test_guangdong_table(
     tiles: str, melds: str, wilds: int, ctx: dict[str, bool], fan: int, names: list[str]
 ) -> None:
-    assert fan_of(GD, tiles, melds, wilds=wilds, **ctx) == (fan, names)
+    assert fan_of(GD, tiles, melds, wilds=wilds, gangs="", **ctx) == (fan, names)
 
 
 def test_a_losing_hand_has_no_score() -> None:
@@ -157,3 +160,60 @@ def test_bad_fan_tables_are_refused() -> None:
         FanTable.from_config({"ping_hu": {"name": "x", "fan": 1, "excludes": ["zzz"]}}, Forms())
     with pytest.raises(ConfigError):
         FanTable.from_config({"ping_hu": {"fan": 1}}, Forms())
+
+
+def test_ghost_patterns_are_read_on_one_assignment_of_the_ghosts() -> None:
+    # 000 广东麻将推倒胡, 鬼牌 and 基本番型: three ghosts with 56m, 777z and 碰s of 5z and
+    # 5s. As 66z (pair) + 4m/7m they make 小三元 (6); as 555m + 66m they make 碰碰胡 (3);
+    # no one assignment gives both, so the hand is 6 fan, not 9 (7 after the cap)
+    fan, names = fan_of(GD, "56m777z", "555z555s", wilds=3)
+    assert (fan, names) == (6, ["小三元"])
+    # where one reading holds both they add up
+    assert fan_of(GD, "666m777z66z", "555z555s") == (9, ["碰碰胡", "小三元"])
+
+
+def _best_by_substitution(shape: Shape, t: FanTable) -> int | None:
+    """The oracle: the best fan over every tile the wilds could stand for (never a
+    fifth copy), each substitution scored as a hand without wilds."""
+    totals = shape.real_totals()
+    best: int | None = None
+    for sub in combinations_with_replacement(range(34), shape.wilds):
+        if any(totals[x] + sub.count(x) > 4 for x in sub):
+            continue
+        c = list(shape.concealed)
+        for x in sub:
+            c[x] += 1
+        sc = score(Shape(tuple(c), 0, shape.melds, shape.meld_sizes), WinContext(), t)
+        if sc is not None and (best is None or sc.fan > best):
+            best = sc.fan
+    return best
+
+
+def test_ghost_hands_score_as_their_best_substitution() -> None:
+    # honour-heavy winning hands with two ghosts: the fan is that of the best tiles the
+    # ghosts can stand for - never a sum of patterns from different stand-ins, nor less
+    # (e.g. 111z 2z 333z 444z 66p + two ghosts: 小四喜 + 碰碰胡 + 混一色 = 12, not
+    # 大四喜 + 混一色 = 10; the cap of 7 is the kernel's)
+    rng = random.Random(10)
+    t = table(GD)
+    checked = 0
+    while checked < 40:
+        pool = [4] * 34
+        tiles: list[int] = []
+        for k in range(5):
+            x = rng.choice([*range(27, 34), *range(27, 34), rng.randrange(27)])
+            n = 2 if k == 4 else 3
+            run = x < 27 and x % 9 <= 6 and rng.random() < 0.4 and k < 4
+            group = [x, x + 1, x + 2] if run else [x] * n
+            if any(pool[y] < group.count(y) for y in group):
+                break
+            for y in group:
+                pool[y] -= 1
+            tiles += group
+        else:
+            rng.shuffle(tiles)
+            shape = Shape.of(tiles[2:], wilds=2)
+            sc = score(shape, WinContext(), t)
+            assert sc is not None
+            assert sc.fan == _best_by_substitution(shape, t), shape
+            checked += 1

@@ -179,11 +179,38 @@ def _tile_patterns(shape: Shape, found: dict[str, int]) -> None:
         found["half_flush"] = 1
 
 
+_READINGS = ((False, False), (True, False), (False, True), (True, True))  # (刻子 only, 幺九)
+_TILE_SETS: tuple[tuple[frozenset[int] | None, str], ...] = (
+    (None, ""),
+    (_ORPHANS, "mixed_yaojiu"),
+    (_TERMINALS, "pure_terminals"),
+    (_HONOURS, "all_honours"),
+)
+_HONOUR_SETS: tuple[tuple[tuple[int, ...], int | None, str], ...] = (
+    (DRAGONS, None, "big_three_dragons"),
+    *((tuple(x for x in DRAGONS if x != d), d, "small_three_dragons") for d in DRAGONS),
+    (WINDS, None, "big_four_winds"),
+    *((tuple(x for x in WINDS if x != w), w, "small_four_winds") for w in WINDS),
+)
+
+
 def _standard_readings(shape: Shape, ctx: WinContext) -> list[dict[str, int]]:
     """Pattern sets of the standard reading: 对对胡 and 全带幺 are checked on one
-    decomposition together, so their sum is never counted from two different ones."""
+    decomposition together, so their sum is never counted from two different ones.
+    Without wilds the tile-set patterns (混幺九, 清幺九, 字一色) and the honour sets
+    (三元, 四喜) hold in every decomposition or none (honours and 幺九-only hands have
+    no 顺子); with wilds they depend on what the wilds stand for, so each is checked
+    together with the reading's limits (:func:`_wild_readings`)."""
+    common: dict[str, int] = {}
+    _tile_patterns(shape, common)
+    if shape.n_concealed == 2:
+        common["single_wait"] = 1
+        if ctx.gangs == 4:
+            common["eighteen_arhats"] = 1
+    if shape.wilds:
+        return _wild_readings(shape, common)
     out: list[dict[str, int]] = []
-    for pungs, yj in ((False, False), (True, False), (False, True), (True, True)):
+    for pungs, yj in _READINGS:
         if not shape.standard(Limits(pungs_only=pungs, yaojiu_sets=yj)):
             continue
         found: dict[str, int] = {}
@@ -194,12 +221,6 @@ def _standard_readings(shape: Shape, ctx: WinContext) -> list[dict[str, int]]:
         out.append(found)
     if not out:
         return []
-    common: dict[str, int] = {}
-    _tile_patterns(shape, common)
-    if shape.n_concealed == 2:
-        common["single_wait"] = 1
-        if ctx.gangs == 4:
-            common["eighteen_arhats"] = 1
     if shape.standard(Limits(allowed=_ORPHANS)):
         used = _tiles_used(shape)
         if used & _HONOURS and used & _TERMINALS:
@@ -217,6 +238,34 @@ def _standard_readings(shape: Shape, ctx: WinContext) -> list[dict[str, int]]:
     elif any(shape.standard_with([x for x in WINDS if x != w], w) for w in WINDS):
         common["small_four_winds"] = 1
     return [{**common, **f} for f in out]
+
+
+def _wild_readings(shape: Shape, common: Mapping[str, int]) -> list[dict[str, int]]:
+    """The standard readings of a hand with wilds: one per set of limits (刻子 only,
+    幺九 sets, a tile set, an honour set) that a single decomposition meets, so no two
+    patterns are counted from different stand-ins for the same wild (000
+    广东麻将推倒胡, 鬼牌: a ghost stands for one tile)."""
+    used = _tiles_used(shape)
+    out: list[dict[str, int]] = []
+    for pungs, yj in _READINGS:
+        for allowed, key in _TILE_SETS:
+            limits = Limits(pungs_only=pungs, allowed=allowed, yaojiu_sets=yj)
+            if not shape.standard(limits):
+                continue
+            if key == "mixed_yaojiu" and not (used & _HONOURS and used & _TERMINALS):
+                continue
+            found = dict(common)
+            if pungs:
+                found["all_pungs"] = 1
+            if yj:
+                found["yaojiu_sets"] = 1
+            if key:
+                found[key] = 1
+            out.append(found)
+            for sets, pair, honour in _HONOUR_SETS:
+                if shape.standard_with(sets, pair, limits):
+                    out.append({**found, honour: 1})
+    return out
 
 
 def _seven_pairs_reading(shape: Shape) -> dict[str, int] | None:

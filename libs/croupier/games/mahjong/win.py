@@ -201,11 +201,17 @@ class Shape:
             return False
         return _std(self.concealed, self.wilds, False, self.caps(), limits)
 
-    def standard_with(self, pungs: Sequence[int], pair: int | None) -> bool:
+    def standard_with(
+        self, pungs: Sequence[int], pair: int | None, limits: Limits = NO_LIMITS
+    ) -> bool:
         """A standard win holding a 刻子 (or 杠) of each of ``pungs`` and, if given, the
-        pair ``pair`` - exposed melds count for the pungs."""
-        if not self.complete():
+        pair ``pair`` - exposed melds count for the pungs - with all its sets within
+        ``limits``."""
+        if not self.standard(limits):
             return False
+        for t in (*pungs, *([] if pair is None else [pair])):
+            if not _allowed(t, limits) or (limits.yaojiu_sets and not is_terminal_or_honour(t)):
+                return False
         c = list(self.concealed)
         caps = list(self.caps())
         w = self.wilds
@@ -228,7 +234,7 @@ class Shape:
             c[pair] -= real
             caps[pair] -= need
             w -= need
-        return _std(tuple(c), w, pair_done, tuple(caps), NO_LIMITS)
+        return _std(tuple(c), w, pair_done, tuple(caps), limits)
 
     def seven_pairs(self) -> bool:
         if self.melds or self.n_concealed != 14:
