@@ -154,38 +154,29 @@ class MahjongEngine(g.Engine[MahjongState]):
             st.dealer = order[0]
         return st
 
-    def verify_event(self, st: MahjongState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BETTING_CLOSED:
-            if st.phase != "betting":
-                raise ActionRejected("betting is already closed", reason="betting_closed")
-        elif type_ == g.BET_PLACED:
-            raise ActionRejected(f"{self.variant} takes no bets", reason="no_bets")
-        elif type_ == g.DICE_ROLLED:
-            self._check_dice(st, p)
-        elif type_ == g.CARD_DEALT:
-            self._check_deal(st, p)
-        elif type_ == g.ACTION_TAKEN:
-            self.verify_action(st, p)
-        else:
-            raise ActionRejected(f"mahjong has no {type_} event", reason="unknown_event")
+    # -- events (Engine's dispatch calls these hooks) ----------------------------------
+    def verify_bet(self, st: MahjongState, p: Mapping[str, Any]) -> None:
+        raise ActionRejected(f"{self.variant} takes no bets", reason="no_bets")
 
-    def apply_event(self, st: MahjongState, type_: str, p: Mapping[str, Any]) -> None:
-        if type_ == g.BETTING_CLOSED:
-            st.phase = "playing"
-            st.step = DEAL if st.dealer is not None else DEALER_ROLL
-        elif type_ == g.DICE_ROLLED:
-            roll = int(p["dice"][0])
-            if st.step == DEALER_ROLL:
-                st.dealer = st.order[roll - 1]
-                st.step = DEAL
-            else:
-                self._do_swap(st, self.rules.swap_directions[roll - 1])
-        elif type_ == g.CARD_DEALT:
-            self._take_tiles(st, p["cards"])
-        elif type_ == g.ACTION_TAKEN:
-            seat, action, args = self._resolve(st, p)
-            self._act(st, seat, action, args)
-            st.actions += 1
+    def apply_betting_closed(self, st: MahjongState, p: Mapping[str, Any]) -> None:
+        st.phase = "playing"
+        st.step = DEAL if st.dealer is not None else DEALER_ROLL
+
+    def apply_dice(self, st: MahjongState, p: Mapping[str, Any]) -> None:
+        roll = int(p["dice"][0])
+        if st.step == DEALER_ROLL:
+            st.dealer = st.order[roll - 1]
+            st.step = DEAL
+        else:
+            self._do_swap(st, self.rules.swap_directions[roll - 1])
+
+    def apply_cards(self, st: MahjongState, p: Mapping[str, Any]) -> None:
+        self._take_tiles(st, p["cards"])
+
+    def apply_action(self, st: MahjongState, p: Mapping[str, Any]) -> None:
+        seat, action, args = self._resolve(st, p)
+        self._act(st, seat, action, args)
+        st.actions += 1
 
     def next_deal(self, st: MahjongState) -> g.DealRequest | None:
         if st.phase != "playing":
@@ -233,7 +224,7 @@ class MahjongEngine(g.Engine[MahjongState]):
         return first[0].seat
 
     # -- dealing ---------------------------------------------------------------------
-    def _check_dice(self, st: MahjongState, p: Mapping[str, Any]) -> None:
+    def verify_dice(self, st: MahjongState, p: Mapping[str, Any]) -> None:
         req = self.next_deal(st)
         if req is None or not req.dice:
             raise RuleViolation("no dice are due now", reason="unexpected_dice")
@@ -247,7 +238,7 @@ class MahjongEngine(g.Engine[MahjongState]):
                 reason="bad_dice",
             )
 
-    def _check_deal(self, st: MahjongState, p: Mapping[str, Any]) -> None:
+    def verify_cards(self, st: MahjongState, p: Mapping[str, Any]) -> None:
         req = self.next_deal(st)
         if req is None or not req.cards:
             raise RuleViolation("no tiles are due now", reason="unexpected_cards")
