@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -34,6 +34,7 @@ from croupier.store import normalise_url
 from .harness import (
     NATS_ENV,
     PG_ENV,
+    VARIANT,
     Cluster,
     ClusterFactory,
     Database,
@@ -105,9 +106,9 @@ async def cluster_factory(
 ) -> AsyncIterator[ClusterFactory]:
     built: list[Cluster] = []
 
-    async def make(*, consumers: bool = True) -> Cluster:
+    async def make(*, consumers: bool = True, variants: Sequence[str] = (VARIANT,)) -> Cluster:
         assert not built, "one cluster per test (they would share the stream)"
-        c = await build_cluster(mode, database, nats_url, consumers=consumers)
+        c = await build_cluster(mode, database, nats_url, consumers=consumers, variants=variants)
         built.append(c)
         return c
 

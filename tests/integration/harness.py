@@ -134,7 +134,7 @@ class Cluster:
     core: DealerCore
     rules: RulesService
     settlement: SettlementWorker
-    rules_loop: ConsumerLoop
+    rules_loops: list[ConsumerLoop]
     settlement_loop: ConsumerLoop
     server: grpc.aio.Server
     port: int
@@ -147,8 +147,13 @@ class Cluster:
     rejects_at_start: dict[tuple[str, str], float] = field(default_factory=reject_counts)
 
     @property
+    def rules_loop(self) -> ConsumerLoop:
+        """The first variant's rule service loop (the only one unless asked for more)."""
+        return self.rules_loops[0]
+
+    @property
     def loops(self) -> list[ConsumerLoop]:
-        return [self.rules_loop, self.settlement_loop]
+        return [*self.rules_loops, self.settlement_loop]
 
     def run_consumers(self) -> None:
         assert not self.tasks, "consumers already running"
@@ -235,7 +240,12 @@ async def reset_stream(bus: Bus) -> None:
 
 
 async def build_cluster(
-    mode: tuple[str, str], database: Database, nats_url: str, *, consumers: bool
+    mode: tuple[str, str],
+    database: Database,
+    nats_url: str,
+    *,
+    consumers: bool,
+    variants: Sequence[str] = (VARIANT,),
 ) -> Cluster:
     store = database.open()
     signers = {p: Signer.generate(p) for p in PRODUCERS}
@@ -244,8 +254,8 @@ async def build_cluster(
     bus = await Bus.connect(nats_url, name="croupier-it")
     await reset_stream(bus)
     core = DealerCore(Dealer(signers["dealer"], signers["gateway"], clock_ms=now_ms), store, bus)
-    rules = RulesService(store, bus, signers["rules"], [VARIANT])
-    (rules_loop,) = await rules.loops()
+    rules = RulesService(store, bus, signers["rules"], list(variants))
+    rules_loops = await rules.loops()
     worker = SettlementWorker(store, bus, signers["settlement"])
     settlement_loop = await worker.loop()
     server = grpc.aio.server()
@@ -265,7 +275,7 @@ async def build_cluster(
         core=core,
         rules=rules,
         settlement=worker,
-        rules_loop=rules_loop,
+        rules_loops=rules_loops,
         settlement_loop=settlement_loop,
         server=server,
         port=port,
