@@ -12,10 +12,12 @@
   rows with the :class:`~croupier.games.base.Deal` s the engine asked for,
   :func:`check_target` and :func:`position` check one row's target and face and its
   shoe position; :func:`check_dealt` runs them all, in that order, around a family's
-  own reading of the card.
+  own reading of the card (:func:`unseen_card` reads one not dealt before from a fixed
+  deck), worded by default or by a family's :class:`DealtWording`.
 * ``dice.rolled {dice, faces, roll}``: :func:`check_roll` checks the dice against the
   faces asked for and the hand's roll counter (dice and slots, whose every hand commits
   to a fresh seed).
+* outcomes and rule tables: :func:`plain_fraction` writes an exact multiple or rate.
 
 A family whose checks differ (another order, other reasons) keeps its own; these are
 for the checks that are the same. Every failure raises :class:`ActionRejected` (an
@@ -25,7 +27,9 @@ action) or :class:`RuleViolation` (a dealer's event) with a precise message and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, TypeGuard
 
 from croupier.errors import ActionRejected, BetRejected, RuleViolation
@@ -112,33 +116,80 @@ def check_auto(args: Mapping[str, Any]) -> None:
 # -- card.dealt --------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class DealtWording:
+    """The words of the ``card.dealt`` refusals (:func:`deal_rows`, :func:`check_target`),
+    as :meth:`str.format` templates, for a family that words them its own way.
+
+    ``none_due`` and ``count`` (``illegal_deal``) know ``{noun}`` and ``{n}``, the number
+    of cards due; ``target`` (``illegal_deal``) knows ``{noun}``, ``{to}`` and ``{face}``
+    (``up`` or ``down``) of the card due, and the row as dealt: ``{row}``, ``{got_to}``,
+    ``{got_up}``. With ``object_first`` a row that is not an object is ``malformed``;
+    without, it is refused with ``target`` like a row going elsewhere (``{got_to}`` and
+    ``{got_up}`` are then ``None``)."""
+
+    none_due: str = "no {noun} is due now"
+    count: str = "{n} {noun}(s) are due in this deal"
+    target: str = "next {noun} goes to {to} {face}, not {got_to!r} up={got_up!r}"
+    object_first: bool = True
+
+
+DEALT = DealtWording()
+"""The default wording of the ``card.dealt`` refusals."""
+
+DEALT_FACE = DealtWording(
+    none_due="no cards are to be dealt now",
+    count="expected {n} cards",
+    target="the next card goes face {face} to {to}",
+    object_first=False,
+)
+"""The wording of the ``card.dealt`` refusals of 十三水 and 幸运五张."""
+
+NOT_FRESH_52 = "{card!r} is not a fresh 52-card card"
+"""The :func:`unseen_card` refusal of the families dealt from one 52-card deck without
+jokers that word it so (十三水, 幸运五张, 楚汉德州)."""
+
+
 def deal_rows(
-    req: g.DealRequest | None, p: Mapping[str, Any], noun: str = "card"
+    req: g.DealRequest | None,
+    p: Mapping[str, Any],
+    noun: str = "card",
+    wording: DealtWording = DEALT,
 ) -> list[tuple[Any, g.Deal]]:
     """The rows of a ``card.dealt`` payload, each with the :class:`Deal` it answers: a
     deal must be due (``req`` asks for cards) and the payload must hold a list of as many
     rows (``illegal_deal`` otherwise). The rows themselves are not checked yet."""
     want = req.cards if req is not None else ()
     if not want:
-        raise RuleViolation(f"no {noun} is due now", reason="illegal_deal")
+        raise RuleViolation(wording.none_due.format(noun=noun), reason="illegal_deal")
     rows = p.get("cards")
     if not isinstance(rows, list) or len(rows) != len(want):
-        raise RuleViolation(f"{len(want)} {noun}(s) are due in this deal", reason="illegal_deal")
+        raise RuleViolation(wording.count.format(noun=noun, n=len(want)), reason="illegal_deal")
     return list(zip(rows, want, strict=True))
 
 
-def check_target(c: object, d: g.Deal, noun: str = "card") -> Mapping[str, Any]:
+def check_target(
+    c: object, d: g.Deal, noun: str = "card", wording: DealtWording = DEALT
+) -> Mapping[str, Any]:
     """One dealt row: an object (``malformed``) going to ``d.to`` face up or down as
     ``d`` asks (``illegal_deal``)."""
-    if not isinstance(c, Mapping):
+    if isinstance(c, Mapping):
+        if c.get("to") == d.to and c.get("up") is d.up:
+            return c
+    elif wording.object_first:
         raise RuleViolation(f"each dealt {noun} must be an object", reason="malformed")
-    if c.get("to") != d.to or c.get("up") is not d.up:
-        raise RuleViolation(
-            f"next {noun} goes to {d.to} {'up' if d.up else 'down'}, not "
-            f"{c.get('to')!r} up={c.get('up')!r}",
-            reason="illegal_deal",
-        )
-    return c
+    got = c if isinstance(c, Mapping) else {}
+    raise RuleViolation(
+        wording.target.format(
+            noun=noun,
+            to=d.to,
+            face="up" if d.up else "down",
+            row=c,
+            got_to=got.get("to"),
+            got_up=got.get("up"),
+        ),
+        reason="illegal_deal",
+    )
 
 
 def position(c: Mapping[str, Any], noun: str = "card") -> int:
@@ -154,17 +205,32 @@ def check_dealt(
     p: Mapping[str, Any],
     read: Callable[[object], str],
     noun: str = "card",
+    wording: DealtWording = DEALT,
 ) -> list[tuple[str, str, bool, int]]:
     """A ``card.dealt`` payload against the request it answers, row by row: the target
     and face (:func:`check_target`), the card by the family's ``read`` (which returns
     it in canonical form or raises ``bad_card``, and may keep count of what it has
     seen), then the position (:func:`position`). Returns ``(to, card, up, pos)`` rows."""
     out = []
-    for raw, d in deal_rows(req, p, noun):
-        c = check_target(raw, d, noun)
+    for raw, d in deal_rows(req, p, noun, wording):
+        c = check_target(raw, d, noun, wording)
         card = read(c.get("card"))
         out.append((d.to, card, d.up, position(c, noun)))
     return out
+
+
+def unseen_card(deck: Collection[str], seen: set[str], refusal: str) -> Callable[[object], str]:
+    """A ``read`` for :func:`check_dealt`: a card of ``deck`` (written as the deck writes
+    it) that is not in ``seen``, which it then joins; any other is refused with
+    ``refusal`` (a template of ``{card}``, the value dealt) as ``bad_card``."""
+
+    def read(card: object) -> str:
+        if card not in deck or card in seen:
+            raise RuleViolation(refusal.format(card=card), reason="bad_card")
+        seen.add(str(card))
+        return str(card)
+
+    return read
 
 
 # -- dice.rolled -------------------------------------------------------------------------
@@ -207,3 +273,12 @@ def check_requested_roll(
     if req is None:
         raise ActionRejected("no dice are to be rolled now", reason="illegal_roll")
     return check_roll(p, req.die_faces(), rolls_so_far)
+
+
+# -- outcomes ----------------------------------------------------------------------------
+
+
+def plain_fraction(f: Fraction) -> str:
+    """An exact value as a game's outcome and rule tables write it: ``"3"`` when whole,
+    else ``"n/d"`` (``"19/20"``)."""
+    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"

@@ -35,7 +35,7 @@ from croupier.games.baccarat.rules import (
     spot_result,
     total,
 )
-from croupier.games.common import bet_fields, stake_amount
+from croupier.games.common import bet_fields, plain_fraction, stake_amount
 from croupier.games.registry import register_family
 from croupier.money import SettlementResult, Wager, settle_against_house
 
@@ -202,7 +202,7 @@ class BaccaratEngine(g.Engine[BaccaratState]):
             "player_pair": c.player_pair,
             "banker_pair": c.banker_pair,
             "cards": c.card_count,
-            "spots": {s.value: _frac(spot_result(s, c, self.paytable)) for s in Spot},
+            "spots": {s.value: plain_fraction(spot_result(s, c, self.paytable)) for s in Spot},
         }
 
     def describe(self, action: str, hands: Sequence[Sequence[str]]) -> dict[str, Any]:
@@ -240,7 +240,3 @@ class BaccaratEngine(g.Engine[BaccaratState]):
             for seat, spot, amount in st.bets
         ]
         return settle_against_house(wagers, rake_rate=Fraction(0), hand_id=st.hand_id)
-
-
-def _frac(f: Fraction) -> str:
-    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"

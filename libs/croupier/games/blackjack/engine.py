@@ -66,7 +66,14 @@ from croupier.games.blackjack.rules import (
     Tally,
 )
 from croupier.games.blackjack.strategy import advise, analysis, insure
-from croupier.games.common import action_fields, bet_fields, check_auto, check_dealt, stake_amount
+from croupier.games.common import (
+    action_fields,
+    bet_fields,
+    check_auto,
+    check_dealt,
+    plain_fraction,
+    stake_amount,
+)
 from croupier.games.registry import register_family
 from croupier.money import SettlementResult, Wager, settle_against_house
 
@@ -160,10 +167,6 @@ def _blackjack_card(raw: object) -> str:
     if card != raw or card in ("BJ", "RJ"):
         raise RuleViolation(f"{raw!r} is not a blackjack card", reason="bad_card")
     return card
-
-
-def _frac(f: Fraction) -> str:
-    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
 
 
 @register_family
@@ -682,7 +685,7 @@ class BlackjackEngine(g.Engine[BlackjackState]):
                         "total": box.tally.total,
                         "hand": f.to_text(),
                         "doubled": box.doubled,
-                        "result": _frac(r.pay(f, dealer)),
+                        "result": plain_fraction(r.pay(f, dealer)),
                     }
                 )
             row: dict[str, Any] = {
@@ -694,7 +697,7 @@ class BlackjackEngine(g.Engine[BlackjackState]):
             }
             if play.insurance:
                 row["insurance"] = play.insurance
-                row["insurance_result"] = _frac(r.insurance_result(dealer))
+                row["insurance_result"] = plain_fraction(r.insurance_result(dealer))
             seats.append(row)
         return {
             "dealer": {
@@ -750,7 +753,7 @@ class BlackjackEngine(g.Engine[BlackjackState]):
         return {
             "player": {"cards": player, "total": pt.total, "hand": pf.to_text()},
             "dealer": {"cards": dealer, "total": dt.total, "hand": df.to_text()},
-            "result": _frac(self.rules.pay(pf, df)),
+            "result": plain_fraction(self.rules.pay(pf, df)),
         }
 
     def summary(self) -> Summary:

@@ -66,6 +66,13 @@ from croupier.games.chuhan.rules import (
     spot_of_type,
     text,
 )
+from croupier.games.common import (
+    NOT_FRESH_52,
+    DealtWording,
+    check_dealt,
+    stake_amount,
+    unseen_card,
+)
 from croupier.games.poker.hands import Category, best_five, best_of, category, describe
 from croupier.games.registry import register_family
 from croupier.money import SettlementResult, Wager, settle_against_house
@@ -73,6 +80,11 @@ from croupier.money import SettlementResult, Wager, settle_against_house
 HAN, CHU, BOARD, FLOP, TURN, RIVER = "han", "chu", "board", "flop", "turn", "river"
 SPOTS = {s.value: s for s in Spot}
 _VALID = frozenset(CARDS52)
+_DEALT = DealtWording(
+    none_due="no cards are to be dealt now",
+    count="expected {n} cards in this deal",
+    target="next card goes to {to} ({face}), not {got_to!r}",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,14 +214,7 @@ class ChuhanEngine(g.Engine[ChuhanState]):
             raise BetRejected(
                 f"unknown spot {spot_name!r}; one of {sorted(SPOTS)}", reason="unknown_spot"
             )
-        if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
-            raise BetRejected(
-                f"amount must be a positive integer, got {amount!r}", reason="bad_amount"
-            )
-        if amount % self.stake_step:
-            raise BetRejected(
-                f"amount must be a multiple of {self.stake_step}", reason="bad_amount"
-            )
+        amount = stake_amount(amount, self.stake_step)
         if spot.is_type and st.round != 1:
             raise BetRejected("hand-type bets are taken in round 1 only", reason="spot_closed")
         if spot not in st.odds:
@@ -341,31 +346,8 @@ class ChuhanEngine(g.Engine[ChuhanState]):
 
     # -- deals -------------------------------------------------------------------------
     def verify_cards(self, st: ChuhanState, p: Mapping[str, Any]) -> None:
-        req = self.next_deal(st)
-        if req is None or not req.cards:
-            raise RuleViolation("no cards are to be dealt now", reason="illegal_deal")
-        cards = p.get("cards")
-        if not isinstance(cards, list) or len(cards) != len(req.cards):
-            raise RuleViolation(
-                f"expected {len(req.cards)} cards in this deal", reason="illegal_deal"
-            )
-        seen = {c for cs in st.cards.values() for c in cs}
-        for c, want in zip(cards, req.cards, strict=True):
-            if not isinstance(c, Mapping):
-                raise RuleViolation("each dealt card must be an object", reason="malformed")
-            if c.get("to") != want.to or c.get("up") is not want.up:
-                raise RuleViolation(
-                    f"next card goes to {want.to} ({'up' if want.up else 'down'}), not "
-                    f"{c.get('to')!r}",
-                    reason="illegal_deal",
-                )
-            card = c.get("card")
-            if card not in _VALID or card in seen:
-                raise RuleViolation(f"{card!r} is not a fresh 52-card card", reason="bad_card")
-            seen.add(str(card))
-            pos = c.get("pos")
-            if not isinstance(pos, int) or isinstance(pos, bool) or pos < 0:
-                raise RuleViolation("card position must be an integer >= 0", reason="malformed")
+        fresh = unseen_card(_VALID, {c for cs in st.cards.values() for c in cs}, NOT_FRESH_52)
+        check_dealt(self.next_deal(st), p, fresh, wording=_DEALT)
 
     def verify_reveal(self, st: ChuhanState, p: Mapping[str, Any]) -> None:
         to = p.get("to")

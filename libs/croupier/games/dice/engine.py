@@ -37,7 +37,13 @@ from typing import Any
 
 from croupier.errors import ActionRejected, BetRejected, ConfigError, InvalidInput, RuleViolation
 from croupier.games import base as g
-from croupier.games.common import action_fields, bet_fields, check_requested_roll, stake_amount
+from croupier.games.common import (
+    action_fields,
+    bet_fields,
+    check_requested_roll,
+    plain_fraction,
+    stake_amount,
+)
 from croupier.games.dice.probability import YaoyaoOdds, format_odds_table, yaoyao_odds
 from croupier.games.dice.rules import (
     Round,
@@ -255,7 +261,7 @@ class DiceEngine(g.Engine[DiceState]):
             "blue_pattern": r.pattern(Side.BLUE).value,
             "openers": self.openers(st),
             "cancelled": list(st.cancelled),
-            "spots": {s.value: _frac(spot_result(s, r, self.paytable)) for s in Spot},
+            "spots": {s.value: plain_fraction(spot_result(s, r, self.paytable)) for s in Spot},
         }
 
     def wagers(self, st: DiceState) -> list[Wager]:
@@ -318,7 +324,3 @@ def _parse_last_bets(last: object) -> dict[str, list[tuple[Spot, int]]]:
             parsed.append((SPOTS[row[0]], amount))
         out[player] = parsed
     return out
-
-
-def _frac(f: Fraction) -> str:
-    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"

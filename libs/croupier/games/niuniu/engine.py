@@ -53,12 +53,15 @@ from croupier.errors import (
 )
 from croupier.games import base as g
 from croupier.games.common import (
+    DealtWording,
     action_fields,
     args_object,
     bet_fields,
     carry_of,
     check_auto,
+    check_target,
     deal_rows,
+    plain_fraction,
     position,
     stake_amount,
 )
@@ -67,7 +70,6 @@ from croupier.games.niuniu.hands import (
     HandRules,
     check_arrangement,
     evaluate,
-    fraction_text,
     parse_hand,
 )
 from croupier.games.niuniu.probability import (
@@ -112,6 +114,7 @@ ARGS = {
 SOURCE_HUNDRED = "000_d16ad353ba467b8a.txt, 百人牛牛游戏规则, 派彩"
 SOURCE_TONGBI = "000_d16ad353ba467b8a.txt, 通比牛牛, 四、游戏输赢"
 SOURCE_BANKER = "banker against each player: A x winner's hand multiple x bet multiple"
+_DEALT = DealtWording(target="the next card goes to {to} face {face}", object_first=False)
 
 
 @dataclass
@@ -487,12 +490,8 @@ class NiuniuEngine(g.Engine[NiuniuState]):
         seen = {c for play in st.play.values() for c in play.cards}
         seen |= {c for box in st.boxes.values() for c in box}
         out = []
-        for c, d in rows:
-            if not isinstance(c, Mapping) or c.get("to") != d.to or c.get("up") is not d.up:
-                raise RuleViolation(
-                    f"the next card goes to {d.to} face {'up' if d.up else 'down'}",
-                    reason="illegal_deal",
-                )
+        for raw, d in rows:
+            c = check_target(raw, d, wording=_DEALT)
             position(c)
             card = str(c.get("card"))
             try:
@@ -935,7 +934,7 @@ class NiuniuEngine(g.Engine[NiuniuState]):
             lines.append(f"  P(spot wins)            {float(odds.p_spot_wins):.{places}f}")
             win = odds.expected_win_multiple(self.hands)
             lines.append(
-                f"  E[multiplier won]       {float(win):.{places}f} ({fraction_text(win)})"
+                f"  E[multiplier won]       {float(win):.{places}f} ({plain_fraction(win)})"
             )
             lines += [f"  {k:<24}{float(v):.{places}f}" for k, v in rtp.items()]
         return "\n".join(lines)

@@ -25,7 +25,6 @@ import enum
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 from croupier.cards import parse_card
@@ -258,7 +257,3 @@ def winner_multiplier(a: Hand, b: Hand) -> tuple[bool, int]:
     """Does ``a`` beat ``b``, and the winner's multiplier."""
     a_wins = a.beats(b)
     return a_wins, (a if a_wins else b).multiplier
-
-
-def fraction_text(f: Fraction) -> str:
-    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"

@@ -19,13 +19,14 @@ from croupier.cards import CARDS52
 from croupier.errors import ActionRejected, ConfigError, RuleViolation
 from croupier.games import base as g
 from croupier.games.common import (
+    DealtWording,
     action_fields,
     args_object,
     check_auto,
-    deal_rows,
     int_arg,
-    position,
+    unseen_card,
 )
+from croupier.games.common import check_dealt as check_rows
 from croupier.money import (
     Claim,
     PotSeat,
@@ -36,6 +37,7 @@ from croupier.money import (
 )
 
 _DECK = frozenset(CARDS52)
+_DEALT = DealtWording(target="expected a card to {to} face {face}, got {row!r}", object_first=False)
 HIDDEN = "??"
 
 
@@ -146,21 +148,8 @@ def check_dealt(
     """A ``card.dealt`` must be exactly the cards ``req`` asked for: same targets, same
     face, in order; each card a real card not dealt before in this hand. Returns
     (to, card, up, pos) rows."""
-    out = []
-    seen = set(dealt)
-    for c, d in deal_rows(req, p):
-        if not isinstance(c, Mapping) or c.get("to") != d.to or c.get("up") is not d.up:
-            raise RuleViolation(
-                f"expected a card to {d.to} {'face up' if d.up else 'face down'}, got {c!r}",
-                reason="illegal_deal",
-            )
-        card = c.get("card")
-        if card not in _DECK or card in seen:
-            raise RuleViolation(f"{card!r} is not an undealt card of the deck", reason="bad_card")
-        pos = position(c)
-        seen.add(card)
-        out.append((d.to, str(card), d.up, pos))
-    return out
+    read = unseen_card(_DECK, set(dealt), "{card!r} is not an undealt card of the deck")
+    return check_rows(req, p, read, wording=_DEALT)
 
 
 def seat_target(seat: int) -> str:

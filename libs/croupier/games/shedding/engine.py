@@ -53,7 +53,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from croupier.cards import parse_card
 from croupier.errors import ActionRejected, BetRejected, ConfigError, InvalidInput, RuleViolation
 from croupier.games import base as g
 from croupier.games.common import is_int
@@ -68,12 +67,11 @@ from croupier.games.shedding.moves import (
     Kind,
     Play,
     Shape,
-    beats,
     check_play,
     counts,
+    describe_moves,
     parse_play_cards,
     parse_shape,
-    readings,
     sort_cards,
 )
 from croupier.games.shedding.rules import AutoBid, Cap, Doubling, FirstBidder, Rules
@@ -614,24 +612,5 @@ class DoudizhuEngine(g.Engine[DoudizhuState]):
     def describe(self, action: str, hands: Sequence[Sequence[str]]) -> dict[str, Any]:
         """``eval CARDS..``: every reading of each set of cards; ``compare TABLE PLAY``:
         whether a reading of the second beats a reading of the first."""
-        try:
-            sets = [[parse_card(c) for c in h] for h in hands]
-        except InvalidInput as e:
-            raise InvalidInput(e.message) from e
-        for s in sets:
-            if any(v > 1 for v in Counter(s).values()):
-                raise InvalidInput("a card appears twice in one 54-card deck")
-        m = self.rules.moves
-        read = [readings(s, m) for s in sets]
-        rows = [
-            {"cards": sort_cards(s), "moves": [x.text() for x in rs]}
-            for s, rs in zip(sets, read, strict=True)
-        ]
-        if action == "eval":
-            return {"hands": rows}
-        if action != "compare":
-            raise InvalidInput(f"unknown rules action {action!r}")
-        if len(sets) != 2 or not read[0] or not read[1]:
-            raise InvalidInput("compare takes two legal moves: the table's and the play")
-        wins = [[a.text(), b.text()] for a in read[0] for b in read[1] if beats(b, a, m)]
-        return {"hands": rows, "beats": bool(wins), "readings_that_beat": wins}
+        too_many = "a card appears twice in one 54-card deck"
+        return describe_moves(action, hands, self.rules.moves, 1, too_many)

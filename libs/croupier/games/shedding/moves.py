@@ -35,14 +35,14 @@ tests):
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import pairwise
 from typing import Any
 
 from croupier.cards import parse_card
-from croupier.errors import ActionRejected, ConfigError, NotationError
+from croupier.errors import ActionRejected, ConfigError, InvalidInput, NotationError
 
 RANK_VALUE: dict[str, int] = {
     **{r: i + 3 for i, r in enumerate("3456789TJQK")},
@@ -490,3 +490,37 @@ def parse_play_cards(raw: object) -> list[str]:
             raise ActionRejected(f"{x!r} is not a card in canonical form", reason="bad_card")
         out.append(card)
     return out
+
+
+def describe_moves(
+    action: str,
+    hands: Sequence[Sequence[str]],
+    rules: MoveRules,
+    copies: int,
+    too_many: str,
+    extra: Callable[[list[Shape]], dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """``croupier rules`` for a shedding game. ``eval CARDS..``: every reading of each
+    set of cards (and the ``extra`` fields of its readings); ``compare TABLE PLAY``:
+    whether a reading of the second beats a reading of the first. A set holds each card
+    at most ``copies`` times (:class:`InvalidInput` ``too_many`` otherwise)."""
+    try:
+        sets = [[parse_card(c) for c in h] for h in hands]
+    except InvalidInput as e:
+        raise InvalidInput(e.message) from e
+    for s in sets:
+        if any(v > copies for v in Counter(s).values()):
+            raise InvalidInput(too_many)
+    read = [readings(s, rules) for s in sets]
+    rows = [
+        {"cards": sort_cards(s), "moves": [x.text() for x in rs], **(extra(rs) if extra else {})}
+        for s, rs in zip(sets, read, strict=True)
+    ]
+    if action == "eval":
+        return {"hands": rows}
+    if action != "compare":
+        raise InvalidInput(f"unknown rules action {action!r}")
+    if len(sets) != 2 or not read[0] or not read[1]:
+        raise InvalidInput("compare takes two legal moves: the table's and the play")
+    wins = [[a.text(), b.text()] for a in read[0] for b in read[1] if beats(b, a, rules)]
+    return {"hands": rows, "beats": bool(wins), "readings_that_beat": wins}

@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from croupier.cards import parse_card
 from croupier.errors import ActionRejected, BetRejected, ConfigError, InvalidInput, RuleViolation
 from croupier.games import base as g
 from croupier.games.registry import register_family
@@ -53,11 +52,10 @@ from croupier.games.shedding.moves import (
     MoveRules,
     Play,
     Shape,
-    beats,
     check_play,
+    describe_moves,
     parse_play_cards,
     parse_shape,
-    readings,
     sort_cards,
     stars,
 )
@@ -175,6 +173,10 @@ class ShuangkouResult:
     points: int
     best_stars: int
     multiplier: int
+
+
+def _star_levels(shapes: list[Shape]) -> dict[str, Any]:
+    return {"stars": [stars(x) for x in shapes]}
 
 
 @register_family
@@ -410,28 +412,5 @@ class ShuangkouEngine(g.Engine[ShuangkouState]):
     def describe(self, action: str, hands: Sequence[Sequence[str]]) -> dict[str, Any]:
         """``eval CARDS..``: every reading (with its star level); ``compare TABLE PLAY``:
         whether a reading of the second beats a reading of the first."""
-        try:
-            sets = [[parse_card(c) for c in h] for h in hands]
-        except InvalidInput as e:
-            raise InvalidInput(e.message) from e
-        for s in sets:
-            if any(v > 2 for v in Counter(s).values()):
-                raise InvalidInput("a card appears at most twice in two decks")
-        m = self.rules.moves
-        read = [readings(s, m) for s in sets]
-        rows = [
-            {
-                "cards": sort_cards(s),
-                "moves": [x.text() for x in rs],
-                "stars": [stars(x) for x in rs],
-            }
-            for s, rs in zip(sets, read, strict=True)
-        ]
-        if action == "eval":
-            return {"hands": rows}
-        if action != "compare":
-            raise InvalidInput(f"unknown rules action {action!r}")
-        if len(sets) != 2 or not read[0] or not read[1]:
-            raise InvalidInput("compare takes two legal moves: the table's and the play")
-        wins = [[a.text(), b.text()] for a in read[0] for b in read[1] if beats(b, a, m)]
-        return {"hands": rows, "beats": bool(wins), "readings_that_beat": wins}
+        too_many = "a card appears at most twice in two decks"
+        return describe_moves(action, hands, self.rules.moves, 2, too_many, _star_levels)

@@ -37,6 +37,7 @@ from typing import Any
 from croupier.cards import CARDS52
 from croupier.errors import ActionRejected, BetRejected, ConfigError, InvalidInput, RuleViolation
 from croupier.games import base as g
+from croupier.games.common import DEALT_FACE, NOT_FRESH_52, check_dealt, unseen_card
 from croupier.games.poker.hands import describe as describe5
 from croupier.games.registry import register_family
 from croupier.games.shisanshui.hands import (
@@ -219,25 +220,9 @@ class ShisanshuiEngine(g.Engine[ShisanshuiState]):
         return None
 
     def verify_cards(self, st: ShisanshuiState, p: Mapping[str, Any]) -> None:
-        req = self.next_deal(st)
-        if req is None or not req.cards:
-            raise RuleViolation("no cards are to be dealt now", reason="illegal_deal")
-        cards = p.get("cards")
-        if not isinstance(cards, list) or len(cards) != len(req.cards):
-            raise RuleViolation(f"expected {len(req.cards)} cards", reason="illegal_deal")
-        seen: set[str] = set()
-        for c, want in zip(cards, req.cards, strict=True):
-            if not isinstance(c, Mapping) or c.get("to") != want.to or c.get("up") is not False:
-                raise RuleViolation(
-                    f"the next card goes face down to {want.to}", reason="illegal_deal"
-                )
-            card = c.get("card")
-            if card not in _VALID or card in seen:
-                raise RuleViolation(f"{card!r} is not a fresh 52-card card", reason="bad_card")
-            seen.add(str(card))
-            pos = c.get("pos")
-            if not isinstance(pos, int) or isinstance(pos, bool) or pos < 0:
-                raise RuleViolation("card position must be an integer >= 0", reason="malformed")
+        check_dealt(
+            self.next_deal(st), p, unseen_card(_VALID, set(), NOT_FRESH_52), wording=DEALT_FACE
+        )
 
     def verify_reveal(self, st: ShisanshuiState, p: Mapping[str, Any]) -> None:
         to = p.get("to")

@@ -36,7 +36,7 @@ from typing import Any
 
 from croupier.errors import ActionRejected, BetRejected, ConfigError, InvalidInput, RuleViolation
 from croupier.games import base as g
-from croupier.games.common import int_arg
+from croupier.games.common import int_arg, plain_fraction
 from croupier.games.registry import register_family
 from croupier.games.tongzi.common import (
     Direction,
@@ -55,7 +55,7 @@ from croupier.games.tongzi.probability import (
     format_distribution,
     full_table_sweeps,
 )
-from croupier.games.tongzi.tiles import PairHand, TileRules, fraction_text, parse_hand
+from croupier.games.tongzi.tiles import PairHand, TileRules, parse_hand
 from croupier.money import (
     BankerCover,
     RakePolicy,
@@ -441,7 +441,7 @@ class ErbagangEngine(g.Engine[ErbagangState]):
             f"  {'banker wins':<22}{float(o.lose):.{places}f}",
             f"  {'RTP before rake':<22}{float(o.rtp_before_rake):.{places}f}",
             f"  {'RTP after rake':<22}{float(o.rtp):.{places}f}"
-            f" (rake {fraction_text(self.rake.rate)} of a win)",
+            f" (rake {plain_fraction(self.rake.rate)} of a win)",
         ]
         if self.full_table == 4:
             sw = full_table_sweeps(self.tiles)

@@ -23,12 +23,12 @@ from fractions import Fraction
 from functools import lru_cache
 from math import comb
 
+from croupier.games.common import plain_fraction
 from croupier.games.tongzi.tiles import (
     COPIES,
     TILES,
     Category,
     TileRules,
-    fraction_text,
     kind_pairs,
 )
 
@@ -72,7 +72,7 @@ def category_table(rules: TileRules) -> tuple[Row, ...]:
     rows = []
     for _, (label, cat, n, points) in sorted(groups.items(), reverse=True):
         if names.count(label) > 1 and cat in (Category.POINTS, Category.ZERO):
-            label = f"{label} {fraction_text(points)}"
+            label = f"{label} {plain_fraction(points)}"
         rows.append(Row(label, cat, n))
     return tuple(rows)
 

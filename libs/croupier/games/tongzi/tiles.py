@@ -35,6 +35,7 @@ from typing import Any
 
 from croupier.cards import TILES_TONGZI
 from croupier.errors import ConfigError, NotationError
+from croupier.games.common import plain_fraction
 
 WHITE = "5z"
 """白板."""
@@ -111,12 +112,8 @@ class PairHand:
             "tiles": list(self.tiles),
             "category": self.category.value,
             "name": self.name,
-            "points": fraction_text(self.points),
+            "points": plain_fraction(self.points),
         }
-
-
-def fraction_text(f: Fraction) -> str:
-    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +149,7 @@ class TileRules:
         return self.white_points if tile == WHITE else Fraction(int(tile[0]))
 
     def name_of(self, category: Category, points: Fraction) -> str:
-        return dict(self.names)[category].replace("{points}", fraction_text(points))
+        return dict(self.names)[category].replace("{points}", plain_fraction(points))
 
     def evaluate(self, tiles: Sequence[str]) -> PairHand:
         """Evaluate two tiles (already valid)."""

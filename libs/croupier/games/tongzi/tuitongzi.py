@@ -33,7 +33,7 @@ from typing import Any
 
 from croupier.errors import ActionRejected, BetRejected, ConfigError, InvalidInput, RuleViolation
 from croupier.games import base as g
-from croupier.games.common import int_arg
+from croupier.games.common import int_arg, plain_fraction
 from croupier.games.registry import register_family
 from croupier.games.tongzi.common import (
     Direction,
@@ -52,7 +52,7 @@ from croupier.games.tongzi.probability import (
     tuitongzi_ante_rtp,
     tuitongzi_heads_up,
 )
-from croupier.games.tongzi.tiles import PairHand, TileRules, fraction_text, parse_hand
+from croupier.games.tongzi.tiles import PairHand, TileRules, parse_hand
 from croupier.money import PotSeat, RakePolicy, SettlementResult, settle, settle_pots
 
 ANTE = "ante"
@@ -401,7 +401,7 @@ class TuitongziEngine(g.Engine[TuitongziState]):
                 f"  {'one wins':<22}{float(o.win):.{places}f} (each)",
                 f"  {'equal (split)':<22}{float(o.split):.{places}f}",
                 f"  {'ante RTP after rake':<22}{float(o.rtp):.{places}f}"
-                f" (rake {fraction_text(self.rake.rate)} of a win)",
+                f" (rake {plain_fraction(self.rake.rate)} of a win)",
                 "ante RTP after rake, nobody raising, exact over all ordered deals:",
                 *(
                     f"  {f'{n} players':<22}"

@@ -23,8 +23,17 @@ from fractions import Fraction
 from typing import Any
 
 from croupier.cards import CARDS52
-from croupier.errors import ActionRejected, BetRejected, ConfigError, InvalidInput, RuleViolation
+from croupier.errors import ActionRejected, BetRejected, ConfigError, InvalidInput
 from croupier.games import base as g
+from croupier.games.common import (
+    DEALT_FACE,
+    NOT_FRESH_52,
+    bet_fields,
+    check_dealt,
+    plain_fraction,
+    stake_amount,
+    unseen_card,
+)
 from croupier.games.poker.hands import describe, rank5
 from croupier.games.registry import register_family
 from croupier.games.videopoker.probability import deals_by_line, draw_value, line_values
@@ -52,10 +61,6 @@ class VideoPokerState(g.HandState):
     def final(self) -> list[str]:
         assert self.hold is not None
         return [*self.hold, *self.drawn]
-
-
-def _frac(f: Fraction) -> str:
-    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
 
 
 @register_family
@@ -96,23 +101,13 @@ class VideoPokerEngine(g.Engine[VideoPokerState]):
     def verify_bet(self, st: VideoPokerState, p: Mapping[str, Any]) -> tuple[int, int]:
         if st.phase != "betting":
             raise BetRejected("betting is closed", reason="betting_closed")
-        try:
-            seat_no, spot, amount = int(p["seat"]), str(p["spot"]), p["amount"]
-        except (KeyError, TypeError, ValueError) as e:
-            raise BetRejected(f"malformed bet: {e}", reason="malformed") from e
+        seat_no, spot, amount = bet_fields(p)
         seat = st.seat(seat_no)
         if spot != MAIN:
             raise BetRejected(
                 f"unknown spot {spot!r}; 幸运五张 takes 'main'", reason="unknown_spot"
             )
-        if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
-            raise BetRejected(
-                f"amount must be a positive integer, got {amount!r}", reason="bad_amount"
-            )
-        if amount % self.stake_step:
-            raise BetRejected(
-                f"amount must be a multiple of {self.stake_step}", reason="bad_amount"
-            )
+        amount = stake_amount(amount, self.stake_step)
         if st.seat_no is not None and st.seat_no != seat_no:
             raise BetRejected("one seat plays each hand", reason="one_seat")
         total = st.bet + amount
@@ -183,25 +178,8 @@ class VideoPokerEngine(g.Engine[VideoPokerState]):
         return None
 
     def verify_cards(self, st: VideoPokerState, p: Mapping[str, Any]) -> None:
-        req = self.next_deal(st)
-        if req is None:
-            raise RuleViolation("no cards are to be dealt now", reason="illegal_deal")
-        cards = p.get("cards")
-        if not isinstance(cards, list) or len(cards) != len(req.cards):
-            raise RuleViolation(f"expected {len(req.cards)} cards", reason="illegal_deal")
-        seen = {*st.dealt, *st.drawn}
-        for c, want in zip(cards, req.cards, strict=True):
-            if not isinstance(c, Mapping) or c.get("to") != want.to or c.get("up") is not True:
-                raise RuleViolation(
-                    f"the next card goes face up to {want.to}", reason="illegal_deal"
-                )
-            card = c.get("card")
-            if card not in _VALID or card in seen:
-                raise RuleViolation(f"{card!r} is not a fresh 52-card card", reason="bad_card")
-            seen.add(str(card))
-            pos = c.get("pos")
-            if not isinstance(pos, int) or isinstance(pos, bool) or pos < 0:
-                raise RuleViolation("card position must be an integer >= 0", reason="malformed")
+        fresh = unseen_card(_VALID, {*st.dealt, *st.drawn}, NOT_FRESH_52)
+        check_dealt(self.next_deal(st), p, fresh, wording=DEALT_FACE)
 
     def apply_bet(self, st: VideoPokerState, p: Mapping[str, Any]) -> None:
         st.seat_no = int(p["seat"])
@@ -241,8 +219,8 @@ class VideoPokerEngine(g.Engine[VideoPokerState]):
             "final": st.final,
             "hand": describe(rank5(st.final)),
             "line": line.value,
-            "pays": _frac(self.paytable[line]),
-            "result": _frac(self.paytable.result(line)),
+            "pays": plain_fraction(self.paytable[line]),
+            "result": plain_fraction(self.paytable.result(line)),
         }
 
     def settle(self, st: VideoPokerState) -> SettlementResult:
@@ -264,8 +242,8 @@ class VideoPokerEngine(g.Engine[VideoPokerState]):
             a, b = (classify(list(h)) for h in hands)
             pa, pb = self.paytable[a], self.paytable[b]
             return {
-                "a": {"cards": list(hands[0]), "line": a.value, "pays": _frac(pa)},
-                "b": {"cards": list(hands[1]), "line": b.value, "pays": _frac(pb)},
+                "a": {"cards": list(hands[0]), "line": a.value, "pays": plain_fraction(pa)},
+                "b": {"cards": list(hands[1]), "line": b.value, "pays": plain_fraction(pb)},
                 "winner": "a" if pa > pb else "b" if pb > pa else "tie",
             }
         if action != "eval":
@@ -281,10 +259,10 @@ class VideoPokerEngine(g.Engine[VideoPokerState]):
             "cards": dealt,
             "hand": describe(rank5(dealt)),
             "line": line.value,
-            "pays": _frac(self.paytable[line]),
+            "pays": plain_fraction(self.paytable[line]),
             "auto_hold": auto,
             "hold": hold,
-            "expected_return": _frac(value),
+            "expected_return": plain_fraction(value),
             "expected_return_decimal": f"{float(value):.6f}",
         }
 
@@ -312,7 +290,7 @@ class VideoPokerEngine(g.Engine[VideoPokerState]):
         for line in PayHand:
             value = values.get(line, losing / deals[line] if line is PayHand.NOTHING else 0)
             lines.append(
-                f"  {line.value:<18}{deals[line]:>10,}{_frac(self.paytable[line]):>6}"
+                f"  {line.value:<18}{deals[line]:>10,}{plain_fraction(self.paytable[line]):>6}"
                 f"{float(value):>14.{places}f}"
             )
         rtp = self.theoretical_rtp()["main"]
