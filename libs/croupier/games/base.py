@@ -343,8 +343,13 @@ class Engine(ABC, Generic[S]):
             return
         if type_ == ACTION_TAKEN and payload.get("action") == AWAY:
             state.away.add(int(payload["seat"]))
+            self.on_away(state, int(payload["seat"]))
             return
         self.apply_event(state, type_, payload)
+
+    def on_away(self, state: S, seat: int) -> None:
+        """What the rules attach to a seat leaving, beyond 托管 playing its turns (e.g.
+        血战到底: a winner who leaves early forfeits the fan won). Default nothing."""
 
     def _verify_away(self, state: S, payload: Mapping[str, Any]) -> None:
         """``away``: the seat left (or asked for 托管); the rules' automatic move plays its

@@ -195,3 +195,42 @@ def test_the_three_tiles_passed_are_hidden_from_the_others_until_the_hand_ends()
     run.play_out(hand)
     assert hand.state.closed
     assert args_seen(other) == swap.payload["args"]["tiles"]  # shown once the hand is over
+
+
+def test_a_winner_who_leaves_early_forfeits_the_fan_but_keeps_the_gang_income() -> None:
+    """004 血战到底: 如果胡了的玩家提前离开，则不给予所赢番数，但是杠分还是他本人所有. The
+    winner's ``away`` drops the hu payments to them; 杠 income stays; the audit passes.
+    In 000 血战麻将 (no such rule) the same leave changes nothing."""
+    from croupier.games.mahjong.state import SPOT_HU
+
+    def hand_with_a_win(variant: str) -> tuple[Run, Hand, int]:
+        for base in range(1, 40):
+            run = Run(variant, seed_base=base)
+            hand = run.open()
+            while not hand.state.closed and not hand.state.wins:
+                run.keep(run.dealer.expire(hand.hand_id))
+            if not hand.state.closed:
+                return run, hand, hand.state.wins[0].seat
+        raise AssertionError("no hand with an early win")
+
+    for variant, forfeits in (("mahjong.xuezhan_daodi", True), ("mahjong.xuezhan", False)):
+        e = eng(variant)
+        run, hand, winner = hand_with_a_win(variant)
+        run.keep(run.dealer.act(hand.hand_id, winner, g.AWAY, {}))
+        while not hand.state.closed:
+            run.keep(run.dealer.expire(hand.hand_id))
+        st = hand.state
+        who = st.seats[winner].player
+        paid_hu = [c for c in e.claims(st) if c.payee == who and c.spot == SPOT_HU]
+        assert (winner in st.forfeited) is forfeits
+        assert e.outcome(st)["forfeited"] == ([winner] if forfeits else [])
+        assert (not paid_hu) is forfeits
+        assert any(p.payee == winner and p.spot == SPOT_HU for p in st.pays)  # still recorded
+        kept = [c for c in e.claims(st) if c.payee == who]
+        unforfeited = copy.deepcopy(st)
+        unforfeited.forfeited.clear()
+        full = [c for c in e.claims(unforfeited) if c.payee == who]
+        assert kept == [c for c in full if not (forfeits and c.spot == SPOT_HU)]  # 杠分 stays
+        rep, hs = run.audit(hand.hand_id)
+        assert rep.verdict is Verdict.PASS, rep.to_json_dict()
+        assert sum(n for _, n in hs.postings) == 0

@@ -853,6 +853,7 @@ class MahjongEngine(g.Engine[MahjongState]):
                 {"seat": g_.seat, "kind": g_.kind, "tile": tile_name(g_.tile)} for g_ in st.gangs
             ],
             "exhausted": st.exhausted,
+            "forfeited": sorted(st.forfeited),
             "ready": {str(s): f for s, f in ready.items()},
             "hua_zhu": hua,
             "payments": [
@@ -867,6 +868,11 @@ class MahjongEngine(g.Engine[MahjongState]):
                 for p in (*st.pays, *ex_pays)
             ],
         }
+
+    def on_away(self, st: MahjongState, seat: int) -> None:
+        """004 血战到底: 如果胡了的玩家提前离开，则不给予所赢番数，但是杠分还是他本人所有."""
+        if self.rules.leave_forfeits_win and st.players[seat].won and not st.closed:
+            st.forfeited.add(seat)
 
     def claims(self, st: MahjongState) -> list[Claim]:
         return payments.claims(self, st)

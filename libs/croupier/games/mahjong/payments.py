@@ -104,7 +104,8 @@ def exhaustion(
 
 
 def claims(e: MahjongEngine, st: MahjongState) -> list[Claim]:
-    """Every payment of the hand, in the order it arose, as a kernel claim."""
+    """Every payment of the hand, in the order it arose, as a kernel claim; the fan won
+    by a winner who left early is not paid (004: 不给予所赢番数), their 杠 income is."""
     ex_pays, _, _ = e.exhaustion(st)
     player = {s: st.seats[s].player for s in st.order}
     return [
@@ -116,6 +117,7 @@ def claims(e: MahjongEngine, st: MahjongState) -> list[Claim]:
             p.spot,
         )
         for p in (*st.pays, *ex_pays)
+        if not (p.spot == SPOT_HU and p.payee in st.forfeited)
     ]
 
 

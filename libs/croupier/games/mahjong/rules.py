@@ -49,6 +49,7 @@ class Rules:
     gang_an: GangPay
     call_transfer: str
     self_draw_payers: str  # "in_play" (血战: players not yet won) | "all_others"
+    leave_forfeits_win: bool  # a winner who leaves before the end loses the fan won
     discard_win_needs_fan: bool  # 广东: 鸡胡 only by self-draw or 抢杠
     ghost_only_wins: bool  # 广东: a hand of ghosts only may win on any tile
     di_hu_on_dealer_discard: bool
@@ -113,6 +114,7 @@ def rules_from_config(raw: Mapping[str, Any]) -> Rules:
             gang_an=_gang(raw, "an"),
             call_transfer=str(_v(raw, "call_transfer")),
             self_draw_payers=str(_v(raw, "self_draw_payers")),
+            leave_forfeits_win=bool(_v(raw, "leave_forfeits_win")),
             discard_win_needs_fan=bool(_v(raw, "discard_win_needs_fan")),
             ghost_only_wins=bool(_v(raw, "ghost", "only_ghosts_win")),
             di_hu_on_dealer_discard=bool(_v(raw, "di_hu_on_dealer_discard")),

@@ -131,3 +131,4 @@ class MahjongState(g.HandState):
     groups: int = 0
     exhausted: bool = False
     actions: int = 0
+    forfeited: set[int] = field(default_factory=set)  # winners who left early (004)
