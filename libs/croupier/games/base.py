@@ -62,7 +62,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from croupier.cards import DeckSpec
 from croupier.errors import (
@@ -180,6 +180,17 @@ class VariantConfig:
         return node
 
 
+def require_deck(config: VariantConfig, base: str, copies: int = 1) -> None:
+    """Raise :class:`ConfigError` unless the variant's config deals ``copies`` of the
+    deck ``base`` - the one set a family's rules are written for."""
+    if config.deck.base != base or config.deck.copies != copies:
+        decks = "one deck" if copies == 1 else f"{copies} decks"
+        raise ConfigError(
+            f"{config.variant}: the rules deal {decks} of {base}, "
+            f"the config has {config.deck.copies} x {config.deck.base}"
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Seat:
     seat: int
@@ -285,6 +296,20 @@ class HandState:
     closed: bool = False
     positions: list[int] = field(default_factory=list)
     away: set[int] = field(default_factory=set)  # seats played by 托管 to the end
+
+    @classmethod
+    def from_opened(cls, variant: str, hand_id: str, o: Opened, **fields: Any) -> Self:
+        """A family's state for a hand: the common fields from the validated
+        ``hand.opened`` (:func:`parse_opened`), the family's own from ``fields``."""
+        return cls(
+            variant=variant,
+            table=o.table,
+            hand_id=hand_id,
+            hand_no=o.hand_no,
+            shoe_hand_no=o.shoe_hand_no,
+            seats=o.seats,
+            **fields,
+        )
 
     def seat(self, n: int) -> Seat:
         s = self.seats.get(n)

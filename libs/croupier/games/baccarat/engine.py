@@ -80,13 +80,10 @@ class BaccaratEngine(g.Engine[BaccaratState]):
     # -- lifecycle -------------------------------------------------------------------
     def open(self, hand_id: str, payload: Mapping[str, Any]) -> BaccaratState:
         o = g.parse_opened(payload)
-        return BaccaratState(
-            variant=self.variant,
-            table=o.table,
-            hand_id=hand_id,
-            hand_no=o.hand_no,
-            shoe_hand_no=o.shoe_hand_no,
-            seats=o.seats,
+        return BaccaratState.from_opened(
+            self.variant,
+            hand_id,
+            o,
         )
 
     # -- bets --------------------------------------------------------------------------

@@ -177,8 +177,7 @@ class BlackjackEngine(g.Engine[BlackjackState]):
         super().__init__(config)
         raw = config.raw
         self.rules = Rules.from_config(raw)
-        if self.rules.decks != config.deck.copies or config.deck.base != "cards52":
-            raise ConfigError("blackjack: deck must be cards52 and match rules.decks")
+        g.require_deck(config, "cards52", self.rules.decks)
         try:
             self.table = TableRules(
                 max_seats=int(raw["seats"]["max"]),
@@ -217,13 +216,10 @@ class BlackjackEngine(g.Engine[BlackjackState]):
             raise RuleViolation(
                 "carry.last_bets must map players to positive bets", reason="malformed"
             )
-        return BlackjackState(
-            variant=self.variant,
-            table=o.table,
-            hand_id=hand_id,
-            hand_no=o.hand_no,
-            shoe_hand_no=o.shoe_hand_no,
-            seats=o.seats,
+        return BlackjackState.from_opened(
+            self.variant,
+            hand_id,
+            o,
             own_seat=own,
             last_bets={k: v for k, v in last.items() if k in own},
         )

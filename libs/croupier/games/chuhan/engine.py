@@ -133,8 +133,7 @@ class ChuhanEngine(g.Engine[ChuhanState]):
     def __init__(self, config: g.VariantConfig) -> None:
         super().__init__(config)
         raw = config.raw
-        if config.deck.base != "cards52" or config.deck.copies != 1:
-            raise ConfigError("chuhan is dealt from one 52-card deck")
+        g.require_deck(config, "cards52", 1)
         try:
             self.rounds = int(config.value("rounds"))
             self.rule = OddsRule(
@@ -180,13 +179,10 @@ class ChuhanEngine(g.Engine[ChuhanState]):
     # -- lifecycle -------------------------------------------------------------------
     def open(self, hand_id: str, payload: Mapping[str, Any]) -> ChuhanState:
         o = g.parse_opened(payload, max_seats=self.max_seats)
-        st = ChuhanState(
-            variant=self.variant,
-            table=o.table,
-            hand_id=hand_id,
-            hand_no=o.hand_no,
-            shoe_hand_no=o.shoe_hand_no,
-            seats=o.seats,
+        st = ChuhanState.from_opened(
+            self.variant,
+            hand_id,
+            o,
         )
         st.odds = dict(self.first_odds)
         st.round_odds[1] = {s.value: text(o_) for s, o_ in self.first_odds.items()}

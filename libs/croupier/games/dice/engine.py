@@ -111,13 +111,10 @@ class DiceEngine(g.Engine[DiceState]):
         carry = payload.get("carry", {})
         last = carry.get("last_bets", {}) if isinstance(carry, Mapping) else None
         players = {s.player for s in o.seats.values()}
-        return DiceState(
-            variant=self.variant,
-            table=o.table,
-            hand_id=hand_id,
-            hand_no=o.hand_no,
-            shoe_hand_no=o.shoe_hand_no,
-            seats=o.seats,
+        return DiceState.from_opened(
+            self.variant,
+            hand_id,
+            o,
             last_bets={k: v for k, v in _parse_last_bets(last).items() if k in players},
         )
 

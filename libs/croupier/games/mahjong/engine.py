@@ -132,13 +132,10 @@ class MahjongEngine(g.Engine[MahjongState]):
     def open(self, hand_id: str, payload: Mapping[str, Any]) -> MahjongState:
         o = g.parse_opened(payload, min_seats=self.rules.seats, max_seats=self.rules.seats)
         order = sorted(o.seats)
-        st = MahjongState(
-            variant=self.variant,
-            table=o.table,
-            hand_id=hand_id,
-            hand_no=o.hand_no,
-            shoe_hand_no=o.shoe_hand_no,
-            seats=o.seats,
+        st = MahjongState.from_opened(
+            self.variant,
+            hand_id,
+            o,
             order=order,
             players={s: Player(s) for s in order},
             wall=self.deck_size,

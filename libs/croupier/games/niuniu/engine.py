@@ -176,8 +176,7 @@ class NiuniuEngine(g.Engine[NiuniuState]):
 
     def __init__(self, config: g.VariantConfig) -> None:
         super().__init__(config)
-        if config.deck.base != "cards52" or config.deck.copies != 1:
-            raise ConfigError("niuniu is dealt from one 52-card deck")
+        g.require_deck(config, "cards52", 1)
         self.hands = HandRules.from_config(config.raw)
         self.table = TableRules.from_config(config.raw)
 
@@ -191,13 +190,10 @@ class NiuniuEngine(g.Engine[NiuniuState]):
         o = g.parse_opened(payload, min_seats=t.min_seats, max_seats=t.max_seats)
         carry = carry_of(payload)
         order = sorted(o.seats)
-        st = NiuniuState(
-            variant=self.variant,
-            table=o.table,
-            hand_id=hand_id,
-            hand_no=o.hand_no,
-            shoe_hand_no=o.shoe_hand_no,
-            seats=o.seats,
+        st = NiuniuState.from_opened(
+            self.variant,
+            hand_id,
+            o,
             order=order,
             play={n: SeatPlay(n, o.seats[n].player, o.seats[n].stack) for n in order},
         )

@@ -189,8 +189,7 @@ class HoldemEngine(g.Engine[HoldemState]):
 
     def __init__(self, config: g.VariantConfig) -> None:
         super().__init__(config)
-        if config.deck.base != "cards52" or config.deck.copies != 1:
-            raise ConfigError(f"{config.variant}: hold'em deals from one 52-card deck")
+        g.require_deck(config, "cards52", 1)
         self.rules = HoldemRules.from_config(config)
 
     @property
@@ -208,13 +207,10 @@ class HoldemEngine(g.Engine[HoldemState]):
                 )
         carry = carry_of(payload)
         order = sorted(o.seats)
-        st = HoldemState(
-            variant=self.variant,
-            table=o.table,
-            hand_id=hand_id,
-            hand_no=o.hand_no,
-            shoe_hand_no=o.shoe_hand_no,
-            seats=o.seats,
+        st = HoldemState.from_opened(
+            self.variant,
+            hand_id,
+            o,
             order=order,
             players={s: o.seats[s].player for s in order},
             chips=Chips({s: o.seats[s].stack for s in order}),

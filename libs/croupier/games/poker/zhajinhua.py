@@ -209,8 +209,7 @@ class ZhajinhuaEngine(g.Engine[ZhajinhuaState]):
 
     def __init__(self, config: g.VariantConfig) -> None:
         super().__init__(config)
-        if config.deck.base != "cards52" or config.deck.copies != 1:
-            raise ConfigError(f"{config.variant}: 炸金花 deals from one 52-card deck")
+        g.require_deck(config, "cards52", 1)
         self.rules = ZhajinhuaRules.from_config(config)
 
     @property
@@ -228,13 +227,10 @@ class ZhajinhuaEngine(g.Engine[ZhajinhuaState]):
                 )
         carry = carry_of(payload)
         order = sorted(o.seats)
-        return ZhajinhuaState(
-            variant=self.variant,
-            table=o.table,
-            hand_id=hand_id,
-            hand_no=o.hand_no,
-            shoe_hand_no=o.shoe_hand_no,
-            seats=o.seats,
+        return ZhajinhuaState.from_opened(
+            self.variant,
+            hand_id,
+            o,
             order=order,
             players={s: o.seats[s].player for s in order},
             chips=Chips({s: o.seats[s].stack for s in order}),

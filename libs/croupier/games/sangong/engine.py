@@ -244,8 +244,7 @@ class SangongEngine(g.Engine[SangongState]):
     def __init__(self, config: g.VariantConfig) -> None:
         super().__init__(config)
         raw = config.raw
-        if config.deck.base != "cards52" or config.deck.copies != 1:
-            raise ConfigError("sangong: one deck of 52 cards (大小王除外)")
+        g.require_deck(config, "cards52", 1)
         self.hands = HandRules.from_config(raw)
         try:
             self.kind = TableKind(config.value("table"))
@@ -292,13 +291,10 @@ class SangongEngine(g.Engine[SangongState]):
     # -- lifecycle -------------------------------------------------------------------
     def open(self, hand_id: str, payload: Mapping[str, Any]) -> SangongState:
         o = g.parse_opened(payload, min_seats=self.min_seats, max_seats=self.max_seats)
-        return SangongState(
-            variant=self.variant,
-            table=o.table,
-            hand_id=hand_id,
-            hand_no=o.hand_no,
-            shoe_hand_no=o.shoe_hand_no,
-            seats=o.seats,
+        return SangongState.from_opened(
+            self.variant,
+            hand_id,
+            o,
         )
 
     def targets(self, st: SangongState) -> tuple[str, ...]:

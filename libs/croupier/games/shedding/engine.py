@@ -158,8 +158,7 @@ class DoudizhuEngine(g.Engine[DoudizhuState]):
         super().__init__(config)
         self.rules = Rules.from_config(config.raw)
         r = self.rules
-        if config.deck.base != "cards54" or config.deck.copies != 1:
-            raise ConfigError("doudizhu deals one 54-card deck")
+        g.require_deck(config, "cards54", 1)
         if 3 * r.hand_cards + r.kitty_cards != 54:
             raise ConfigError("doudizhu deals the whole deck: 3 hands and the kitty")
 
@@ -167,13 +166,10 @@ class DoudizhuEngine(g.Engine[DoudizhuState]):
     def open(self, hand_id: str, payload: Mapping[str, Any]) -> DoudizhuState:
         o = g.parse_opened(payload, min_seats=3, max_seats=3)
         order = sorted(o.seats)
-        st = DoudizhuState(
-            variant=self.variant,
-            table=o.table,
-            hand_id=hand_id,
-            hand_no=o.hand_no,
-            shoe_hand_no=o.shoe_hand_no,
-            seats=o.seats,
+        st = DoudizhuState.from_opened(
+            self.variant,
+            hand_id,
+            o,
             order=order,
             step=self.rules.direction.step,
             hands={s: [] for s in order},

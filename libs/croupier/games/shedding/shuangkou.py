@@ -186,8 +186,7 @@ class ShuangkouEngine(g.Engine[ShuangkouState]):
     def __init__(self, config: g.VariantConfig) -> None:
         super().__init__(config)
         self.rules = ShuangkouRules.from_config(config.raw)
-        if config.deck.base != "cards54" or config.deck.copies != 2:
-            raise ConfigError("shuangkou deals two 54-card decks (108 cards)")
+        g.require_deck(config, "cards54", 2)
         if 4 * self.rules.hand_cards != 108:
             raise ConfigError("shuangkou deals the whole 108 cards to four players")
 
@@ -195,13 +194,10 @@ class ShuangkouEngine(g.Engine[ShuangkouState]):
     def open(self, hand_id: str, payload: Mapping[str, Any]) -> ShuangkouState:
         o = g.parse_opened(payload, min_seats=4, max_seats=4)
         order = sorted(o.seats)
-        return ShuangkouState(
-            variant=self.variant,
-            table=o.table,
-            hand_id=hand_id,
-            hand_no=o.hand_no,
-            shoe_hand_no=o.shoe_hand_no,
-            seats=o.seats,
+        return ShuangkouState.from_opened(
+            self.variant,
+            hand_id,
+            o,
             order=order,
             step=self.rules.direction.step,
             hands={s: [] for s in order},

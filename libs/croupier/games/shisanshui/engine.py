@@ -91,8 +91,7 @@ class ShisanshuiEngine(g.Engine[ShisanshuiState]):
     def __init__(self, config: g.VariantConfig) -> None:
         super().__init__(config)
         raw = config.raw
-        if config.deck.base != "cards52" or config.deck.copies != 1:
-            raise ConfigError("shisanshui is dealt from one 52-card deck")
+        g.require_deck(config, "cards52", 1)
         self.water = WaterRules.from_config(raw)
         try:
             self.base_score = int(config.value("base_score"))
@@ -110,13 +109,10 @@ class ShisanshuiEngine(g.Engine[ShisanshuiState]):
     # -- lifecycle -------------------------------------------------------------------
     def open(self, hand_id: str, payload: Mapping[str, Any]) -> ShisanshuiState:
         o = g.parse_opened(payload, min_seats=self.min_seats, max_seats=self.max_seats)
-        return ShisanshuiState(
-            variant=self.variant,
-            table=o.table,
-            hand_id=hand_id,
-            hand_no=o.hand_no,
-            shoe_hand_no=o.shoe_hand_no,
-            seats=o.seats,
+        return ShisanshuiState.from_opened(
+            self.variant,
+            hand_id,
+            o,
         )
 
     # -- arranging ---------------------------------------------------------------------

@@ -118,13 +118,10 @@ class SlotEngine(g.Engine[SlotState]):
     def open(self, hand_id: str, payload: Mapping[str, Any]) -> SlotState:
         o = g.parse_opened(payload, max_seats=1)
         (seat,) = o.seats.values()
-        return SlotState(
-            variant=self.variant,
-            table=o.table,
-            hand_id=hand_id,
-            hand_no=o.hand_no,
-            shoe_hand_no=o.shoe_hand_no,
-            seats=o.seats,
+        return SlotState.from_opened(
+            self.variant,
+            hand_id,
+            o,
             seat_no=seat.seat,
             balance=seat.stack,
         )

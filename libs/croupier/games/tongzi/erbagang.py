@@ -113,8 +113,7 @@ class ErbagangEngine(g.Engine[ErbagangState]):
     def __init__(self, config: g.VariantConfig) -> None:
         super().__init__(config)
         raw = config.raw
-        if config.deck.base != "tongzi40" or config.deck.copies != 1:
-            raise ConfigError("erbagang: the deck is tongzi40, one copy")
+        g.require_deck(config, "tongzi40", 1)
         self.tiles = TileRules.from_config(raw)
         self.base = config_int(raw, "base")
         self.min_seats = config_int(raw, "seats", "min")
@@ -157,13 +156,10 @@ class ErbagangEngine(g.Engine[ErbagangState]):
                     f"seat {s.seat} carries {s.stack}, less than the smallest bet {need}",
                     reason="bad_stack",
                 )
-        return ErbagangState(
-            variant=self.variant,
-            table=o.table,
-            hand_id=hand_id,
-            hand_no=o.hand_no,
-            shoe_hand_no=o.shoe_hand_no,
-            seats=o.seats,
+        return ErbagangState.from_opened(
+            self.variant,
+            hand_id,
+            o,
             order=sorted(o.seats),
         )
 

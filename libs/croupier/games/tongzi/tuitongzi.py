@@ -83,8 +83,7 @@ class TuitongziEngine(g.Engine[TuitongziState]):
     def __init__(self, config: g.VariantConfig) -> None:
         super().__init__(config)
         raw = config.raw
-        if config.deck.base != "tongzi40" or config.deck.copies != 1:
-            raise ConfigError("tuitongzi: the deck is tongzi40, one copy")
+        g.require_deck(config, "tongzi40", 1)
         self.tiles = TileRules.from_config(raw)
         self.ante = config_int(raw, "ante")
         self.min_players = config_int(raw, "seats", "min")
@@ -123,13 +122,10 @@ class TuitongziEngine(g.Engine[TuitongziState]):
                     f"seats are numbered 1..{self.faces} (the wheel's numbers), not {n}",
                     reason="unknown_seat",
                 )
-        return TuitongziState(
-            variant=self.variant,
-            table=o.table,
-            hand_id=hand_id,
-            hand_no=o.hand_no,
-            shoe_hand_no=o.shoe_hand_no,
-            seats=o.seats,
+        return TuitongziState.from_opened(
+            self.variant,
+            hand_id,
+            o,
         )
 
     # -- checks ----------------------------------------------------------------------

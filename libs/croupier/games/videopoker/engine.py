@@ -70,8 +70,7 @@ class VideoPokerEngine(g.Engine[VideoPokerState]):
     def __init__(self, config: g.VariantConfig) -> None:
         super().__init__(config)
         raw = config.raw
-        if config.deck.base != "cards52" or config.deck.copies != 1:
-            raise ConfigError("videopoker is dealt from one 52-card deck")
+        g.require_deck(config, "cards52", 1)
         self.paytable = paytable_from_config(raw)
         try:
             self.min_bet = int(raw["bets"]["min"])
@@ -89,13 +88,10 @@ class VideoPokerEngine(g.Engine[VideoPokerState]):
     # -- lifecycle -------------------------------------------------------------------
     def open(self, hand_id: str, payload: Mapping[str, Any]) -> VideoPokerState:
         o = g.parse_opened(payload, max_seats=self.max_seats)
-        return VideoPokerState(
-            variant=self.variant,
-            table=o.table,
-            hand_id=hand_id,
-            hand_no=o.hand_no,
-            shoe_hand_no=o.shoe_hand_no,
-            seats=o.seats,
+        return VideoPokerState.from_opened(
+            self.variant,
+            hand_id,
+            o,
         )
 
     def verify_bet(self, st: VideoPokerState, p: Mapping[str, Any]) -> tuple[int, int]:
