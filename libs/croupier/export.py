@@ -18,7 +18,7 @@ nothing about what was dealt.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,6 +114,25 @@ class HandScript:
     variant: str
     hand_id: str
     events: tuple[tuple[str, Mapping[str, Any]], ...]
+
+
+def script_opened(
+    variant: str, seats: Sequence[tuple[int, str, int]], carry: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The ``hand.opened`` payload of a hand script: ``(seat, player, stack)`` rows at
+    table ``t1``, hand 1, under the variant's current config version."""
+    from croupier.games.registry import variant_config
+
+    return {
+        "variant": variant,
+        "config_version": variant_config(variant).version,
+        "table": "t1",
+        "shoe": "script",
+        "hand_no": 1,
+        "shoe_hand_no": 1,
+        "seats": [{"seat": s, "player": p, "stack": n} for s, p, n in seats],
+        "carry": dict(carry or {}),
+    }
 
 
 def load_script(text: str) -> HandScript:

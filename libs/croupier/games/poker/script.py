@@ -14,27 +14,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from croupier.errors import InvalidInput
+from croupier.export import script_opened
 from croupier.games import base as g
-from croupier.games.registry import variant_config
 
 Event = tuple[str, dict[str, Any]]
 Action = tuple[int, str, dict[str, Any]]
 
 
-def opened(
-    variant: str, seats: Sequence[tuple[int, str, int]], carry: Mapping[str, Any] | None = None
-) -> dict[str, Any]:
-    """A ``hand.opened`` payload for ``(seat, player, stack)`` rows."""
-    return {
-        "variant": variant,
-        "config_version": variant_config(variant).version,
-        "table": "t1",
-        "shoe": "script",
-        "hand_no": 1,
-        "shoe_hand_no": 1,
-        "seats": [{"seat": s, "player": p, "stack": n} for s, p, n in seats],
-        "carry": dict(carry or {}),
-    }
+opened = script_opened  # the hand.opened of a script (croupier.export)
 
 
 class Feeder:

@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from croupier.errors import InvalidInput
+from croupier.export import script_opened
 from croupier.games import base as g
-from croupier.games.registry import variant_config
 from croupier.games.tongzi.common import seat_of
 from croupier.games.tongzi.erbagang import ErbagangEngine
 from croupier.games.tongzi.tuitongzi import ANTE, TuitongziEngine, TuitongziState
@@ -25,17 +25,7 @@ from croupier.games.tongzi.tuitongzi import ANTE, TuitongziEngine, TuitongziStat
 Event = tuple[str, dict[str, Any]]
 
 
-def opened(variant: str, seats: Sequence[tuple[int, str, int]]) -> dict[str, Any]:
-    """A ``hand.opened`` payload for ``(seat, player, stack)`` rows."""
-    return {
-        "variant": variant,
-        "config_version": variant_config(variant).version,
-        "table": "t1",
-        "shoe": "script",
-        "hand_no": 1,
-        "shoe_hand_no": 1,
-        "seats": [{"seat": s, "player": p, "stack": n} for s, p, n in seats],
-    }
+opened = script_opened  # the hand.opened of a script (croupier.export)
 
 
 def script_hand(
