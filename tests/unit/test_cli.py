@@ -78,6 +78,14 @@ def test_rules_eval(capsys: pytest.CaptureFixture[str]) -> None:
     assert out["spots"]["banker"] == "-1" and out["spots"]["small"] == "3/2"
 
 
+def test_rules_eval_mahjong_que_yi_men(capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's example: three suits are no win in 血战麻将 (缺一门), two are."""
+    out = run_json(capsys, "rules", "eval", "mahjong.xuezhan", "123m456m789m11p234s")
+    assert out["hands"][0]["win"] is False and out["hands"][0]["reason"] == "too_many_suits"
+    out = run_json(capsys, "rules", "eval", "mahjong.xuezhan", "123m456m789m11p234p")
+    assert out["hands"][0]["win"] is True and out["hands"][0]["patterns"] == ["平胡"]
+
+
 def test_rules_eval_accepts_commas_and_lower_case(capsys: pytest.CaptureFixture[str]) -> None:
     out = run_json(capsys, "rules", "eval", "baccarat", "2c,3d,th", "ks 6h")
     assert out["winner"] == "banker" and out["banker_total"] == 6

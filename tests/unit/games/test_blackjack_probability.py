@@ -191,7 +191,7 @@ def engine_tree_value(eng: BlackjackEngine, start: Sequence[str]) -> Fraction:
     infinite deck) with basic strategy deciding, and settling each leaf through the
     engine. States with the same cards by value share their value."""
     op = {
-        "variant": eng.variant, "config_version": 1, "table": "t", "shoe": "s",
+        "variant": eng.variant, "config_version": eng.config.version, "table": "t", "shoe": "s",
         "commitment": "", "hand_no": 1, "shoe_hand_no": 1,
         "seats": [{"seat": 1, "player": "p", "stack": 10**9}],
     }  # fmt: skip
@@ -277,7 +277,7 @@ def test_sampled_rounds_agree_with_the_exact_edge(eng: BlackjackEngine) -> None:
     xs = []
     for _ in range(4000):
         op = {
-            "variant": eng.variant, "config_version": 1, "table": "t", "shoe": "s",
+            "variant": eng.variant, "config_version": eng.config.version, "table": "t", "shoe": "s",
             "commitment": "", "hand_no": 1, "shoe_hand_no": 1,
             "seats": [{"seat": 1, "player": "p", "stack": 10**9}],
         }  # fmt: skip
