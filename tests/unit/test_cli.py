@@ -63,6 +63,26 @@ def test_rtp_baccarat_prints_the_8_deck_probabilities(capsys: pytest.CaptureFixt
     assert "0.985419" in out  # banker RTP
 
 
+@pytest.mark.parametrize(
+    ("variant", "rake"),
+    [
+        ("doudizhu.classic", "rake          1/20 = 5.00%"),
+        ("zhajinhua", "rake          1/20 = 5.00%"),
+        ("mahjong.xuezhan_daodi", "rake          none"),
+    ],
+)
+def test_rtp_of_a_game_players_play_each_other(
+    capsys: pytest.CaptureFixture[str], variant: str, rake: str
+) -> None:
+    """No RTP when the players play each other: the command says what applies (the rake
+    rate and basis) and succeeds."""
+    rc, out, err = run(capsys, "rtp", variant)
+    assert rc == 0 and not err
+    assert "the players play against each other, so there is no RTP" in out
+    assert rake in out
+    assert ("basis         net" in out) == (rake != "rake          none")
+
+
 def test_rtp_more_places(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, _ = run(capsys, "rtp", "baccarat", "--places", "8")
     assert rc == 0 and "0.45859" in out and "0.4585974" in out
