@@ -29,6 +29,7 @@ from croupier.money import (
     RakePolicy,
     RakeUnitStep,
     SettlementResult,
+    Wager,
     classic_niuniu_bet_limits,
     doudizhu_cap,
     doudizhu_claims,
@@ -39,6 +40,7 @@ from croupier.money import (
     mahjong_self_draw_claims,
     points_to_minor,
     settle,
+    settle_against_house,
     settle_pots,
     tongbi_niuniu_claims,
     xuezhan_daodi_pair_cap,
@@ -302,7 +304,19 @@ def run_classic_limits(inputs: dict[str, Any], exp: dict[str, Any]) -> None:
     assert list(limits.options) == exp["options"]
 
 
+def run_against_house(inputs: dict[str, Any], exp: dict[str, Any]) -> None:
+    u = inputs["units"]
+    wagers = [
+        Wager(w["participant"], w["spot"], money(w["amount"], u), exact(w["result"]))
+        for w in inputs["wagers"]
+    ]
+    policy = RakePolicy(exact(inputs["rake_rate"]), own_spots=frozenset(inputs["own_spots"]))
+    result = settle_against_house(wagers, rake=policy)
+    check_result(result, inputs, exp)
+
+
 RUNNERS: dict[str, Callable[[dict[str, Any], dict[str, Any]], None]] = {
+    "against_house": run_against_house,
     "side_pots": run_side_pots,
     "tongbi_niuniu": run_tongbi,
     "banker_cover": run_banker_cover,
