@@ -48,10 +48,29 @@ def _check(value: JSONValue, path: str) -> None:
     raise InvalidInput(f"{type(value).__name__} at {path or '$'} is not JSON")
 
 
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
+def _valid(value: JSONValue) -> bool:
+    """The fast form of :func:`_check`: exact types only, no path strings (the slow walk
+    runs only to word an error, or for subclasses such as enums)."""
+    t = type(value)
+    if t in _PLAIN:
+        return True
+    if t is dict:
+        for k, v in value.items():
+            if type(k) is not str or (type(v) not in _PLAIN and not _valid(v)):
+                return False
+        return True
+    if t is list or t is tuple:
+        return all(type(v) in _PLAIN or _valid(v) for v in value)
+    return False
+
+
 def dumps(value: JSONValue, *, check: bool = True) -> bytes:
     """Serialise ``value`` canonically. ``check=False`` skips the float/type walk for
     values the caller built itself from validated parts."""
-    if check:
+    if check and not _valid(value):
         _check(value, "")
     try:
         return orjson.dumps(value, option=_ORJSON_OPTIONS)
