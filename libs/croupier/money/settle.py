@@ -31,15 +31,15 @@ of claim-based hands.
 
 On the ``per_comparison`` rake basis a hub rule (banker cover, Dou Dizhu) keeps every
 payment between the hub and one player instead: each player's result after the rule is
-paid to or by the hub, truncated from its receiver, so each comparison stays a payment
-of its own and is raked on its own. Composition with limited liability, in DESIGN.md
-order: 防以小博大 clamps each player's comparison to what they carried, the banker's
-cover then scales the winners' (or the losers') comparisons pro rata, and only then is
-each comparison raked - on what was actually paid in it. No rake makes anyone lose more
-than they carried: a banker who could not cover pays no rake on comparisons it won,
-because what it won there went to the winners (its rake is at most ``carried + net``,
-:mod:`~croupier.money.rake`). Only one side of a hub's payments is ever scaled by
-the rule, so with whole claims the hub's truncations cannot take it past its limit.
+paid to or by the hub, so each comparison stays a payment of its own and is raked on
+its own (what the hub pays is truncated from each receiver; what it receives adds up
+to the whole units of its exact total, :func:`_through_hub`). Composition with limited
+liability, in DESIGN.md order: 防以小博大 clamps each player's comparison to what they
+carried, the banker's cover then scales the winners' (or the losers') comparisons pro
+rata, and only then is each comparison raked - on what was actually paid in it. No
+rake makes anyone lose more than they carried: a banker who could not cover pays no
+rake on comparisons it won, because what it won there went to the winners (its rake is
+at most ``carried + net``, :mod:`~croupier.money.rake`).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ from croupier.money.record import (
     Step,
     TheoreticalStep,
 )
-from croupier.money.units import Number, exact, non_negative
+from croupier.money.units import Number, exact, floor_to_unit, non_negative
 
 HOUSE: Final = "house"
 """The participant id of the house bank when it is the counterparty."""
@@ -176,9 +176,27 @@ def _decompose(nets: dict[str, Fraction], order: Sequence[str]) -> list[PaymentL
 
 
 def _through_hub(
-    hub: str, payments: Sequence[PaymentLine], nets: dict[str, Fraction], order: Sequence[str]
+    hub: str,
+    payments: Sequence[PaymentLine],
+    nets: dict[str, Fraction],
+    order: Sequence[str],
+    unit: int,
 ) -> list[PaymentLine]:
-    """Each player's net paid to or by ``hub``, under the spots of its claims."""
+    """Each player's net paid to or by ``hub``, under the spots of its claims.
+
+    What the hub pays is truncated later, from each receiver, as everywhere. What the
+    hub receives is brought to whole ``unit`` s here so that it adds up to the whole
+    units of the exact total: each payer pays its amount truncated, and the units the
+    truncations leave go one each to the payers with the largest fractions (seat order
+    on ties). A hub that wins its cover from losers scaled pro rata so receives exactly
+    what the liability rule gave it; truncating each receipt on its own could leave it
+    below that, and below what it may lose."""
+    receipts = {q: -nets[q] for q in order if q != hub and nets[q] < 0}
+    whole = {q: floor_to_unit(v, unit) for q, v in receipts.items()}
+    short = floor_to_unit(sum(receipts.values(), Fraction(0)), unit) - sum(whole.values())
+    by_fraction = sorted(receipts, key=lambda q: (-(receipts[q] - whole[q]), order.index(q)))
+    for q in by_fraction[: short // unit]:
+        whole[q] += unit
     out: list[PaymentLine] = []
     for q in order:
         if q == hub or nets[q] == 0:
@@ -187,7 +205,7 @@ def _through_hub(
         if nets[q] > 0:
             out.append(PaymentLine(hub, q, spot, nets[q]))
         else:
-            out.append(PaymentLine(q, hub, spot, -nets[q]))
+            out.append(PaymentLine(q, hub, spot, Fraction(whole[q])))
     return out
 
 
@@ -236,7 +254,7 @@ def _apply_hand_rule(
     if new_nets == nets and whole:
         return payments, new_nets, "no limit binds; claims kept"
     if per_comparison:
-        return _through_hub(hub, payments, new_nets, order), new_nets, DECOMPOSED_HUB
+        return _through_hub(hub, payments, new_nets, order, unit), new_nets, DECOMPOSED_HUB
     return _decompose(new_nets, order), new_nets, DECOMPOSED
 
 
