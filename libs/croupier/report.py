@@ -208,12 +208,12 @@ def to_text(rep: DayReport) -> str:
         f"Croupier day report {rep.day} ({rep.time_zone}); amounts in points "
         "(1 point = 100 minor units); from the ledger",
         "",
-        f"{'variant':<24}{'table':<16}{'hands':>7}{'turnover':>16}{'payouts':>16}"
+        f"{'variant':<24}{'table':<30}{'hands':>7}{'turnover':>16}{'payouts':>16}"
         f"{'GGR':>14}{'rake':>12}",
     ]
     for t in [*rep.tables, *rep.variants, rep.total]:
         L.append(
-            f"{t.variant:<24}{t.table_id:<16}{t.hands:>7}{_pts(t.turnover):>16}"
+            f"{t.variant:<24}{t.table_id:<30}{t.hands:>7}{_pts(t.turnover):>16}"
             f"{_pts(t.payouts):>16}{_pts(t.ggr):>14}{_pts(t.rake):>12}"
         )
     if rep.spots:

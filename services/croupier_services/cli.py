@@ -14,7 +14,7 @@
     croupier audit [--hand ID | --table T | --variant V] [--file EXPORT.jsonl]
     croupier hand export ID [-o FILE]
     croupier hand replay FILE [--unsigned]
-    croupier hand history ID|FILE [--tz ZONE]
+    croupier hand history ID|FILE [--tz ZONE] [--phh]
     croupier report --day YYYY-MM-DD [--variant V] [--table T] [--format text|json|csv]
                     [--tz ZONE]
 
@@ -231,9 +231,15 @@ def cmd_hand_history(a: argparse.Namespace) -> int:
     tz = reporting.parse_tz(a.tz) if a.tz else reporting.report_time_zone()
     path = Path(a.id)
     if path.is_file():
-        sys.stdout.write(render(reporting.file_log(path.read_text(encoding="utf-8")), time_zone=tz))
+        log = reporting.file_log(path.read_text(encoding="utf-8"))
     else:
-        sys.stdout.write(reporting.history(_store(Settings.from_env("audit")), a.id, tz))
+        log = reporting.stored_log(_store(Settings.from_env("audit")), a.id)
+    if a.phh:
+        from croupier.history.phh import to_phh
+
+        sys.stdout.write(to_phh(log))
+    else:
+        sys.stdout.write(render(log, time_zone=tz))
     return 0
 
 
@@ -354,6 +360,7 @@ def parser() -> argparse.ArgumentParser:
     h.add_argument("-o", "--output")
     h.add_argument("--unsigned", action="store_true", help="replay an unsigned hand script")
     h.add_argument("--tz", help="history: IANA time zone of times (default CROUPIER_REPORT_TZ)")
+    h.add_argument("--phh", action="store_true", help="history: as PHH (必下德州 only)")
     h.set_defaults(fn=cmd_hand)
 
     rp = sub.add_parser("report", help="money per table and variant on a day, from the ledger")

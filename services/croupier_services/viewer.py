@@ -68,7 +68,8 @@ border-radius:.3em;background:#fff;text-align:center;font-size:1.1em}
 .tile small{display:block;font-size:.35em;text-align:center}
 .die{font-size:1.8em;margin:.1em}
 .ok{color:#070;font-weight:bold}.bad{color:#b00;font-weight:bold}.pending{color:#a60;font-weight:bold}
-.ev{font-family:monospace;white-space:pre-wrap}.cur{background:#ffd}
+.ev{font-family:monospace;white-space:pre-wrap;word-break:break-all}
+td.src{max-width:30em;text-align:left;font-size:.8em}.cur{background:#ffd}
 nav a{margin-right:1em}pre{background:#fff;border:1px solid #ccc;padding:.8em;overflow-x:auto}
 .who{float:right;color:#555}
 """
@@ -79,12 +80,13 @@ _HONOURS = {1: 0x1F000, 2: 0x1F001, 3: 0x1F002, 4: 0x1F003, 5: 0x1F006, 6: 0x1F0
 _DIE = "⚀⚁⚂⚃⚄⚅"
 
 
-def draw(token: str, *, down: bool = False) -> str:
-    """A card (``As``), a tile (``5p``, ``7z``) or a joker drawn in HTML."""
+def draw(token: str, *, down: bool = False, tiles: bool = False) -> str:
+    """A card (``As``), a tile (``5p``, ``7z``; ``tiles``: the game deals tiles, so
+    ``5s`` is a 条 tile, not the five of spades) or a joker drawn in HTML."""
     t = str(token)
     cls = " down" if down else ""
     title = f' title="{esc(t)}{" (face down)" if down else ""}"'
-    if len(t) == 2 and t[0] in "123456789" and t[1] in "mspz":
+    if tiles and len(t) == 2 and t[0] in "123456789" and t[1] in "mspz":
         n = int(t[0])
         cp = _HONOURS.get(n) if t[1] == "z" else _TILE_BASE[t[1]] + n - 1
         glyph = chr(cp) if cp else t
@@ -150,7 +152,7 @@ def _event_text(t: str, p: Mapping[str, Any]) -> str:
     return f"{t} {canonical.dumps(dict(p), check=False).decode('utf-8')}"
 
 
-def _board(events: Sequence[tuple[str, Mapping[str, Any]]], upto: int) -> str:
+def _board(events: Sequence[tuple[str, Mapping[str, Any]]], upto: int, tiles: bool) -> str:
     """What lies on the table after event ``upto``: each target's cards (face-down ones
     dashed until turned up) and the dice rolled so far."""
     cards: dict[str, list[tuple[str, bool]]] = {}
@@ -172,7 +174,7 @@ def _board(events: Sequence[tuple[str, Mapping[str, Any]]], upto: int) -> str:
             )
     rows = "".join(
         f'<tr data-target="{esc(to)}"><td class=l>{esc(to)}</td><td class=l>'
-        + "".join(draw(c, down=d) for c, d in cs)
+        + "".join(draw(c, down=d, tiles=tiles) for c, d in cs)
         + "</td></tr>"
         for to, cs in cards.items()
     )
@@ -181,6 +183,13 @@ def _board(events: Sequence[tuple[str, Mapping[str, Any]]], upto: int) -> str:
     if dice:
         out += "<p id=dice>Dice: " + " &nbsp; ".join(dice) + "</p>"
     return out
+
+
+def _tiles(opened: Mapping[str, Any]) -> bool:
+    from croupier.games.registry import variant_config
+
+    base = variant_config(str(opened["variant"])).deck.base
+    return not base.startswith("cards")
 
 
 def _settlement_table(rec: Mapping[str, Any]) -> str:
@@ -211,7 +220,7 @@ def _settlement_table(rec: Mapping[str, Any]) -> str:
             f'<tr data-step="{esc(st.get("step"))}"><td>{n}</td>'
             f"<td class=l>{esc(st.get('step'))}</td>"
             f"<td class=l>{esc(st.get('rule'))}</td>{cells}"
-            f"<td class=l><small>{esc(st.get('source', ''))}</small></td></tr>"
+            f"<td class=src>{esc(st.get('source', ''))}</td></tr>"
         )
     deltas = rec.get("deltas", {})
     rake = rec.get("rake", {})
@@ -325,7 +334,8 @@ def hand_page(store: EventStore, hand_id: str, step: int | None) -> tuple[str, s
         for i, (t, p) in enumerate(events)
     )
     parts.append(
-        f"<h2>Events</h2>{nav}<h3>On the table after event {cur}</h3>{_board(events, cur)}"
+        f"<h2>Events</h2>{nav}<h3>On the table after event {cur}</h3>"
+        f"{_board(events, cur, _tiles(opened))}"
         f"<ol start=0 id=events>{items}</ol>"
     )
     # settlement and history

@@ -180,6 +180,39 @@ def _event_lines(
     return lines, {k: v for k, v in hidden.items() if v}
 
 
+def _forced_lines(
+    t: _Table,
+    cfg: Any,
+    outcome: Mapping[str, Any] | None,
+    opened: Mapping[str, Any],
+    events: Sequence[tuple[str, Mapping[str, Any]]],
+) -> list[str]:
+    """Stakes the rules post by themselves (no event carries them): the blinds, where
+    the outcome names their seats, and the ante every seat pays (unless the ante is
+    a ``bet.placed`` of its own)."""
+    out: list[str] = []
+    raw = cfg.raw
+    blinds = raw.get("blinds")
+    if isinstance(blinds, Mapping) and outcome is not None:
+        for key, name in (("small_blind", "small"), ("big_blind", "big")):
+            seat = outcome.get(key)
+            if isinstance(seat, int) and not isinstance(seat, bool) and name in blinds:
+                out.append(
+                    f"{t.seat(seat)}: posts the {name} blind {money(int(blinds[name]))} "
+                    "(by the rules)"
+                )
+    ante = raw.get("ante")
+    if isinstance(ante, Mapping) and "value" in ante:
+        ante = ante["value"]
+    placed = any(ty == g.BET_PLACED and p.get("spot") == "ante" for ty, p in events)
+    if isinstance(ante, int) and not isinstance(ante, bool) and ante > 0 and not placed:
+        out += [
+            f"{t.seat(s['seat'])}: posts the ante {money(ante)} (by the rules)"
+            for s in opened["seats"]
+        ]
+    return out
+
+
 def _outcome_lines(obj: Any, indent: str = "") -> list[str]:
     out: list[str] = []
     if isinstance(obj, Mapping):
@@ -318,6 +351,7 @@ def render(log: HandLog, *, time_zone: Any = UTC) -> str:
         L.append(f"Seat {s['seat']}: {s['player']} ({money(s['stack'])} in chips)")
     L.append("")
     L.append("*** HAND ***")
+    L += _forced_lines(t, cfg, rp.outcome, opened, log.events)
     ev_lines, never = _event_lines(t, log.events)
     L += ev_lines
     if never:
