@@ -64,19 +64,20 @@ text-align:right;font-variant-numeric:tabular-nums}th{background:#eee}td.l,th.l{
 .card{display:inline-block;min-width:1.9em;padding:.3em .25em;margin:.1em;border:1px solid #333;
 border-radius:.3em;background:#fff;text-align:center;font-size:1.1em}
 .card.red{color:#c00}.card.down{border-style:dashed;background:#e8eef8}
-.tile{display:inline-block;margin:.1em;font-size:1.9em;line-height:1}
-.tile small{display:block;font-size:.35em;text-align:center}
+.tile{display:inline-block;min-width:1.6em;margin:.1em;padding:.25em .15em;border:1px solid #575;
+border-radius:.25em;background:#f6f3e6;text-align:center;line-height:1.15;font-size:1.05em}
+.tile.down{border-style:dashed;background:#e8eef8}
 .die{font-size:1.8em;margin:.1em}
 .ok{color:#070;font-weight:bold}.bad{color:#b00;font-weight:bold}.pending{color:#a60;font-weight:bold}
 .ev{font-family:monospace;white-space:pre-wrap;word-break:break-all}
 td.src{max-width:30em;text-align:left;font-size:.8em}.cur{background:#ffd}
-nav a{margin-right:1em}pre{background:#fff;border:1px solid #ccc;padding:.8em;overflow-x:auto}
+nav a,nav b{margin-right:1em}pre{background:#fff;border:1px solid #ccc;padding:.8em;overflow-x:auto}
 .who{float:right;color:#555}
 """
 
 _SUIT = {"s": ("♠", False), "h": ("♥", True), "d": ("♦", True), "c": ("♣", False)}
-_TILE_BASE = {"m": 0x1F007, "s": 0x1F010, "p": 0x1F019}
-_HONOURS = {1: 0x1F000, 2: 0x1F001, 3: 0x1F002, 4: 0x1F003, 5: 0x1F006, 6: 0x1F005, 7: 0x1F004}
+_TILE_SUIT = {"m": "万", "p": "筒", "s": "条"}
+_HONOURS = {1: "东", 2: "南", 3: "西", 4: "北", 5: "白", 6: "发", 7: "中"}
 _DIE = "⚀⚁⚂⚃⚄⚅"
 
 
@@ -88,9 +89,8 @@ def draw(token: str, *, down: bool = False, tiles: bool = False) -> str:
     title = f' title="{esc(t)}{" (face down)" if down else ""}"'
     if tiles and len(t) == 2 and t[0] in "123456789" and t[1] in "mspz":
         n = int(t[0])
-        cp = _HONOURS.get(n) if t[1] == "z" else _TILE_BASE[t[1]] + n - 1
-        glyph = chr(cp) if cp else t
-        return f'<span class="tile{cls}"{title}>{glyph}<small>{esc(t)}</small></span>'
+        face = _HONOURS.get(n, t) if t[1] == "z" else f"{n}<br>{_TILE_SUIT[t[1]]}"
+        return f'<span class="tile{cls}"{title} data-tile="{esc(t)}">{face}</span>'
     if len(t) == 2 and t[1] in _SUIT:
         sym, red = _SUIT[t[1]]
         rank = "10" if t[0] == "T" else t[0]
@@ -311,12 +311,15 @@ def hand_page(store: EventStore, hand_id: str, step: int | None) -> tuple[str, s
                 f"<td class=l>{esc(_when(s.sealed_at_ms))}</td><td class=l>{esc(covered)}</td>"
                 f"<td class=l>{ok}</td></tr>"
             )
-    parts.append(
-        "<h2>Seals</h2><table id=seals><tr><th class=l>log</th><th class=l>seal</th>"
+    n_ok = sum(1 for r in seal_rows if '"ok"' in r)
+    seals_html = (
+        f"<h2>Seals</h2><details{' open' if len(seal_rows) <= 12 else ''}><summary id=seal-summary>"
+        f"{len(seal_rows)} seals, {n_ok} valid (key ids and heads)</summary>"
+        "<table id=seals><tr><th class=l>log</th><th class=l>seal</th>"
         "<th class=l>producer</th><th class=l>key id</th><th class=l>sealed</th>"
         "<th class=l>hand heads</th><th class=l>verification</th></tr>"
         + "".join(seal_rows)
-        + "</table>"
+        + "</table></details>"
     )
     # stepping
     q = quote(hand_id)
@@ -342,6 +345,7 @@ def hand_page(store: EventStore, hand_id: str, step: int | None) -> tuple[str, s
     rp = replay(log)
     if rp.settlement is not None:
         parts.append("<h2>Settlement</h2>" + _settlement_table(rp.settlement.record))
+    parts.append(seals_html)
     parts.append(
         f'<h2>Hand history</h2><p><a href="/history?id={q}">plain text</a></p>'
         f"<pre id=history>{esc(render(log))}</pre>"
