@@ -132,6 +132,7 @@ class Node:
                     authorize=self.viewer_authorize,
                 )
                 self.viewer.start()
+                log.info("replay viewer on http://%s:%d/", self.viewer_host, self.viewer.port)
         if served:
             await add_health_and_reflection(self.server, served)
             self.bound_port = self.server.add_insecure_port(f"0.0.0.0:{self.grpc_port}")
