@@ -95,6 +95,10 @@ class Dom(HTMLParser):
         if tag == "tr":
             self._row = a
             self.rows.append(a)
+        if tag in ("input", "img", "br", "meta", "link"):  # void: no end tag
+            if "id" in a:
+                self.by_id[a["id"]] = a.get("value", "")
+            return
         if tag in ("td", "span", "pre", "p", "code") or "id" in a:
             self._open.append((tag, a, []))
 
@@ -168,6 +172,17 @@ async def test_viewer_pages_in_chromium(cluster_factory: ClusterFactory, tmp_pat
             if row.get("class") == "spot" and cell.get("data-figure")
         }
         assert rtp_cells[("baccarat", "banker", "theory")] == "0.9854"
+
+        # -- the index: a hand-id form and every table; a table's hands --------------------
+        dom = Dom(browse(f"{base}/", tmp_path, ARTIFACTS / "index.png"))
+        assert "hand-id" in dom.by_id
+        listed = {cell["text"] for row, cell in dom.cells if cell.get("class") == "l"}
+        tables = {t.table_id for t in c.store.list_tables()}
+        assert len(tables) == len(GAMES) and tables <= listed
+        one = sorted(tables)[0]
+        dom = Dom(browse(f"{base}/hands?table={one}", tmp_path))
+        ids = {cell["text"] for _, cell in dom.cells if cell["text"].startswith(one)}
+        assert ids == {s.stream_id for s in c.store.list_streams(kind="hand", table_id=one)}
 
         # -- a hand: seals, audit, fair deal, settlement, history, stepping -------------------
         hands = [
