@@ -12,6 +12,7 @@ from croupier.errors import InvalidInput, NotFound
 from croupier.events import SealVerifier
 from croupier.export import HandExport, dump, keys_for
 from croupier.pb.croupier.v1 import audit_pb2, audit_pb2_grpc
+from croupier.report import TableDay
 from croupier.signing import KeyRegistry
 from croupier.store import EventStore
 from croupier_services import metrics
@@ -305,10 +306,7 @@ class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
         )
 
 
-def _figures_pb(t: object) -> audit_pb2.DayFigures:
-    from croupier.report import TableDay
-
-    assert isinstance(t, TableDay)
+def _figures_pb(t: TableDay) -> audit_pb2.DayFigures:
     return audit_pb2.DayFigures(
         variant=t.variant,
         table_id=t.table_id,

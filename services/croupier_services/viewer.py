@@ -34,6 +34,7 @@ from urllib.parse import parse_qs, quote, urlparse
 from croupier import canonical
 from croupier.errors import CroupierError, NotFound
 from croupier.history import HandLog, render, replay
+from croupier.history.text import money
 from croupier.report import DayReport
 from croupier.store import EventStore
 from croupier_services import reporting
@@ -211,8 +212,6 @@ def _settlement_table(rec: Mapping[str, Any]) -> str:
                 for pot in st.get("pots", []):
                     for who, v in pot.get("shares", {}).items():
                         figs[who] = figs.get(who, 0) + int(v)
-        from croupier.history.text import money
-
         cells = "".join(
             f"<td>{esc(money(figs[p], sign=True)) if p in figs else ''}</td>" for p in people
         )
@@ -428,7 +427,7 @@ def report_page(store: EventStore, day: str, variant: str | None, table: str | N
             for t in ts
         )
 
-    money = (
+    money_html = (
         "<h2>Turnover and GGR per table</h2><table id=money><tr><th class=l>variant</th>"
         "<th class=l>table</th><th>hands</th><th>turnover</th><th>payouts</th><th>GGR</th>"
         "<th>rake</th></tr>"
@@ -454,7 +453,7 @@ def report_page(store: EventStore, day: str, variant: str | None, table: str | N
         + "<table id=rtp><tr><th class=l>variant</th><th class=l>spot</th><th>bets</th>"
         "<th>staked</th><th>RTP</th><th>95% CI</th><th>theory</th></tr>" + spots + "</table>"
     )
-    return form + rtp + money
+    return form + rtp + money_html
 
 
 # -- server ---------------------------------------------------------------------------
