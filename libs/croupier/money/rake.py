@@ -246,12 +246,16 @@ def _rake_by_unit(
                 unit_rake[k] = left[who]
             if who in left:
                 left[who] -= unit_rake[k]
-    rule = (
-        RULE_RAKE_PER_COMPARISON if policy.basis is RakeBasis.PER_COMPARISON else RULE_RAKE_OWN_SPOT
-    )
+    per_comparison = policy.basis is RakeBasis.PER_COMPARISON
     steps: list[RakeStep | RakeUnitStep] = [
         RakeUnitStep(
-            rule=rule,
+            rule=(
+                RULE_RAKE_OWN_SPOT
+                if k[2]
+                else RULE_RAKE_PER_COMPARISON
+                if per_comparison
+                else RULE_RAKE
+            ),
             source=policy.source,
             rate=policy.rate,
             winner=k[0],
