@@ -2,7 +2,9 @@
 
 Every call is one atomic batch: validated by the game's engine, appended to the SQL event
 store (with the batch's seal) and only then acknowledged. A closed hand is published to
-JetStream as one message (all its events and seals) with ``Nats-Msg-Id = hand:<id>``.
+JetStream as one message (all its events and seals) with ``Nats-Msg-Id = hand:<id>``:
+the message goes into the outbox in the same SQL transaction as the hand's last events,
+and the dealer's outbox relay publishes it; no gateway call waits on NATS.
 """
 
 from __future__ import annotations
@@ -21,15 +23,18 @@ import grpc
 from croupier import canonical
 from croupier.bus import subjects, wire
 from croupier.bus.jetstream import Bus
+from croupier.bus.relay import OutboxRelay
 from croupier.dealing import Batch, Dealer, Hand, restore_table
 from croupier.errors import CroupierError, InvalidInput, NotFound
 from croupier.events import Event
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
-from croupier.store import EventStore, StreamInfo
+from croupier.store import EventStore, Outbox, OutboxItem, StreamInfo
+from croupier.store import outbox as ob
 from croupier_services import metrics
 from croupier_services.grpc_util import rpc
+from croupier_services.outboxes import relay_for
 from croupier_services.views import redact, to_pb
 
 log = logging.getLogger("croupier.dealer")
@@ -66,6 +71,7 @@ class DealerCore:
         self.lock = asyncio.Lock()
         self.feeds: dict[str, TableFeed] = {}
         self.last_move_ms: dict[str, int] = {}  # open hand -> when its last event was made
+        self.relay: OutboxRelay = relay_for(store, lambda: self.bus, "dealer")
 
     async def expire(self, hand_id: str, source: str) -> Batch:
         """Play the rules' automatic move for the seat a hand waits on (托管); ``source``
@@ -133,17 +139,20 @@ class DealerCore:
             ev = loaded.get(r.stream_id, [])
             if ev and ev[-1].type == g.HAND_CLOSED:
                 pending.append((r, ev, seals.get(r.stream_id, [])))
-        if pending and self.bus is not None:
-            await self.bus.publish_many(
+        if pending:  # through the outbox: a start never waits on NATS
+            Outbox(self.store.engine).enqueue(
                 [
-                    (
+                    OutboxItem(
+                        "dealer",
                         subjects.subject("hand", r.variant, r.table_id),
-                        wire.encode("hand", ev, se),
                         f"hand:{r.stream_id}",
+                        wire.encode("hand", ev, se),
                     )
                     for r, ev, se in pending
-                ]
+                ],
+                self.dealer.clock_ms(),
             )
+            self.relay.kick()
         if tables or pending:
             log.info("recovered %d tables, republished %d hands", tables, len(pending))
         return tables, len(pending)
@@ -217,6 +226,20 @@ class DealerCore:
                     for r in b.streams
                 ],
             )
+            ob.enqueue(tx.connection, self.outbox_items(b.closed_hands), self.dealer.clock_ms())
+
+    @staticmethod
+    def outbox_items(hands: list[Hand]) -> list[OutboxItem]:
+        """The message of each closed hand: all its events and seals."""
+        return [
+            OutboxItem(
+                "dealer",
+                subjects.subject("hand", h.state.variant, h.table_id),
+                f"hand:{h.hand_id}",
+                wire.encode("hand", h.events, h.seals),
+            )
+            for h in hands
+        ]
 
     async def commit(self, table_id: str, b: Batch) -> None:
         """Store the batch, feed the table's watchers, publish closed hands. If the store
@@ -239,12 +262,17 @@ class DealerCore:
                 self.last_move_ms[e.stream] = now
         for h in b.closed_hands:
             self.last_move_ms.pop(h.hand_id, None)
-        if b.closed_hands and self.bus is not None:
-            await self.publish_hands(b.closed_hands)
+        if b.closed_hands:
+            self.relay.kick()  # the relay publishes; nobody waits on it
+            metrics.EVENTS_PUBLISHED.labels("dealer").inc(
+                sum(len(h.events) for h in b.closed_hands)
+            )
         for h in b.closed_hands:
             metrics.HANDS_DEALT.labels(h.state.variant).inc()
 
     async def publish_hands(self, hands: list[Hand]) -> None:
+        """Publish closed hands directly, awaiting the stream (the benchmark's path;
+        services publish through the outbox)."""
         assert self.bus is not None
         items = []
         n = 0

@@ -168,6 +168,14 @@ class Cluster:
                 await asyncio.wait_for(t, 10)
         self.tasks = []
 
+    async def flush(self) -> None:
+        """Publish everything the dealer, rules and settlement committed to their
+        outboxes (the relays do this in the background; a test reading the stream right
+        after a commit waits for it here)."""
+        for relay in (self.core.relay, self.rules.relay, self.settlement.relay):
+            while await relay.drain_once():
+                pass
+
     def fix_seeds(self, tag: str) -> None:
         """Make the dealer's server seeds a deterministic sequence (the seed source is
         injectable for exactly this): a run is then repeatable coup for coup."""
