@@ -13,7 +13,7 @@
 | ``CROUPIER_STREAM_MAX_BYTES`` | stream size limit (-1: unlimited) | ``-1`` |
 | ``CROUPIER_STREAM_DISCARD`` | when full: ``new`` (refuse publishes) or ``old`` | ``new`` |
 | ``CROUPIER_STREAM_DUPLICATE_WINDOW_S`` | ``Nats-Msg-Id`` deduplication window | ``120`` |
-| ``CROUPIER_CONSUMER_ACK_WAIT_S`` | redelivery after this long unacknowledged | ``30`` |
+| ``CROUPIER_CONSUMER_ACK_WAIT_S`` | redelivery after this long unacknowledged | ``10`` |
 | ``CROUPIER_CONSUMER_MAX_DELIVER`` | deliveries of a message (-1: unlimited) | ``-1`` |
 | ``CROUPIER_CONSUMER_BACKOFF_S`` | redelivery delays, comma-separated seconds | (none) |
 | ``CROUPIER_CONSUMER_MAX_ACK_PENDING`` | unacknowledged messages per consumer | ``20000`` |
@@ -70,7 +70,7 @@ def consumer_spec_from_env() -> ConsumerSpec:
     except ValueError as e:
         raise InvalidInput(f"CROUPIER_CONSUMER_BACKOFF_S must be seconds, got {raw!r}") from e
     return ConsumerSpec(
-        ack_wait_s=_float("CROUPIER_CONSUMER_ACK_WAIT_S", 30.0),
+        ack_wait_s=_float("CROUPIER_CONSUMER_ACK_WAIT_S", 10.0),
         max_deliver=_int("CROUPIER_CONSUMER_MAX_DELIVER", -1),
         backoff_s=backoff,
         max_ack_pending=_int("CROUPIER_CONSUMER_MAX_ACK_PENDING", 20_000),

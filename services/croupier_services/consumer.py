@@ -138,6 +138,7 @@ class ConsumerLoop:
         relay: OutboxRelay | None = None,
         pause_s: float = 30.0,
         max_backoff_s: float = 5.0,
+        fetch_wait_s: float = 1.0,
     ) -> None:
         self.service = service
         self.store = store
@@ -151,6 +152,7 @@ class ConsumerLoop:
         self.relay = relay
         self.pause_s = pause_s
         self.max_backoff_s = max_backoff_s
+        self.fetch_wait_s = fetch_wait_s
         self.checker = IntegrityChecker(store, service)
         self.outbox = ob.Outbox(store.engine)
         self.processed = 0
@@ -184,16 +186,17 @@ class ConsumerLoop:
     async def run(self, stop: asyncio.Event) -> None:
         """Fetch and process until ``stop``; never returns on an error."""
         delay = 0.1
+        failures = 0
         self.state = "running"
         while not stop.is_set():
             try:
                 consumer = await self._subscribe()
-                msgs = await consumer.fetch(self.batch, timeout_s=0.25)
+                msgs = await consumer.fetch(self.batch, timeout_s=self.fetch_wait_s)
                 if msgs:
                     await self.process(msgs)
                 else:
                     self.last_progress = time.monotonic()  # idle: nothing to do
-                self.state, delay = "running", 0.1
+                self.state, delay, failures = "running", 0.1, 0
             except asyncio.CancelledError:
                 raise
             except Unverifiable as e:
@@ -213,11 +216,14 @@ class ConsumerLoop:
                 kind = e.kind if isinstance(e, Transient) else _kind(e)
                 self.state, self.last_error = "backoff", f"{kind}: {e}"
                 metrics.CONSUMER_ERRORS.labels(self.durable, kind).inc()
+                failures += 1
                 log.warning(
                     "%s: %s (%s); retrying in %.2fs", self.durable, kind, e, delay,
                     extra={"service": self.service, "reason": kind},
                 )
-                if kind in ("nats", "timeout"):
+                if kind in ("nats", "timeout") and failures >= 3:
+                    # the client re-subscribes by itself after a reconnect; a
+                    # subscription that keeps failing is made again
                     await self._drop_subscription()
                 await _sleep(stop, delay)
                 delay = min(self.max_backoff_s, delay * 2)

@@ -103,7 +103,7 @@ class ConsumerSpec:
     terminate poison themselves, so a bound would only drop real hands during a long
     outage)."""
 
-    ack_wait_s: float = 30.0
+    ack_wait_s: float = 10.0
     max_deliver: int = -1
     backoff_s: tuple[float, ...] = ()
     max_ack_pending: int = 20_000

@@ -55,6 +55,7 @@ class OutboxRelay:
         self.on_stats = on_stats
         self.on_published = on_published
         self._wake = asyncio.Event()
+        self._lock = asyncio.Lock()
         self._running = False
         self._oneshot: asyncio.Task[None] | None = None
         self._again = False
@@ -85,7 +86,12 @@ class OutboxRelay:
 
     async def drain_once(self) -> int:
         """Publish the oldest batch; delete what the stream acknowledged. Returns how
-        many rows were published; raises when the bus is unavailable."""
+        many rows were published; raises when the bus is unavailable. One drain at a
+        time per relay."""
+        async with self._lock:
+            return await self._drain_once()
+
+    async def _drain_once(self) -> int:
         bus = self.bus()
         if bus is None:
             raise ConnectionError("no NATS connection yet")
@@ -95,7 +101,7 @@ class OutboxRelay:
         ok = await bus.publish_each(
             [(r.subject, r.payload, r.msg_id) for r in rows], self.publish_timeout_s
         )
-        done = [r.id for r, good in zip(rows, ok, strict=True) if good]
+        done = [r for r, good in zip(rows, ok, strict=True) if good]
         self.outbox.delete(done)
         self.published += len(done)
         if done and self.on_published is not None:

@@ -152,11 +152,20 @@ class Outbox(Database):
             for r in rows
         ]
 
-    def delete(self, ids: Sequence[int]) -> int:
-        if not ids:
+    def delete(self, rows: Sequence[OutboxRow]) -> int:
+        """Delete published rows. A row is named by its id *and* its ``msg_id``: on
+        SQLite a deleted id can be given again to a newer row (of any producer), which
+        another relay that read the old row must not delete."""
+        if not rows:
             return 0
         with self._write() as conn:
-            return int(conn.execute(_O.delete().where(_O.c.id.in_(list(ids)))).rowcount)
+            return int(
+                conn.execute(
+                    _O.delete().where(
+                        sa.tuple_(_O.c.id, _O.c.msg_id).in_([(r.id, r.msg_id) for r in rows])
+                    )
+                ).rowcount
+            )
 
     def stats(self, producer: str) -> OutboxStats:
         with self._read() as conn:
