@@ -160,6 +160,9 @@ class ConsumerLoop:
         self.last_progress = time.monotonic()
         self.last_error = ""
         self.pending = 0  # pending + ack-pending, as last read by the health monitor
+        # set by a message this replica could not verify, until it commits one it can:
+        # the replica stays not ready (and paused between tries) meanwhile
+        self.cannot_verify = False
         # export zero-valued series from the start, so alerts see the first increment
         metrics.SIGNATURE_FAILURES.labels(service)
         metrics.REDELIVERIES.labels(service)
@@ -201,6 +204,7 @@ class ConsumerLoop:
                 raise
             except Unverifiable as e:
                 self.state = "paused"
+                self.cannot_verify = True
                 self.last_error = str(e)
                 metrics.CONSUMER_PAUSED.labels(self.durable).set(1)
                 log.error(
@@ -211,7 +215,6 @@ class ConsumerLoop:
                     extra={"service": self.service, "reason": "unverifiable"},
                 )
                 await _sleep(stop, self.pause_s)
-                metrics.CONSUMER_PAUSED.labels(self.durable).set(0)
             except Exception as e:
                 kind = e.kind if isinstance(e, Transient) else _kind(e)
                 self.state, self.last_error = "backoff", f"{kind}: {e}"
@@ -334,6 +337,9 @@ class ConsumerLoop:
                     await self._dead_letter(msg, "store_refused", f"{type(e1).__name__}: {e1}")
             good = kept
         await asyncio.gather(*(msg.ack() for msg, _ in good))
+        if good and self.cannot_verify:
+            self.cannot_verify = False
+            metrics.CONSUMER_PAUSED.labels(self.durable).set(0)
         self.processed += len(good)
         self.last_progress = time.monotonic()
         if self.relay is not None:

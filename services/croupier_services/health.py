@@ -86,8 +86,8 @@ class HealthMonitor:
                 problems.append(
                     f"{lp.durable} stalled ({lp.pending} pending, {lp.state}: {lp.last_error})"
                 )
-            if lp.state == "paused":
-                problems.append(f"{lp.durable} paused: {lp.last_error}")
+            if lp.state == "paused" or lp.cannot_verify:
+                problems.append(f"{lp.durable} cannot verify its messages: {lp.last_error}")
         metrics.HEALTH.labels("loops").set(0 if stalled else 1)
         self.ready = (not problems, "; ".join(problems) or "ok")
         restart_helps = stalled and store_ok and nats_ok

@@ -777,8 +777,11 @@ class Drill:
         load = Load(f"127.0.0.1:{self.procs['dealer'].grpc_port}", self.tables, self.seed)
         await load.start()
         t_start = time.monotonic()
+        while not load.closed_at and time.monotonic() - t_start < 60:
+            await asyncio.sleep(0.2)
+        t_first = time.monotonic()
         await asyncio.sleep(self.warmup_s)
-        base = load.rate(t_start + 1, time.monotonic())
+        base = load.rate(t_first, time.monotonic())
         phases: list[dict[str, Any]] = []
         for name in self.phases:
             t0 = time.monotonic()

@@ -128,6 +128,8 @@ class ConsumerSpec:
 
     def differences(self, have: ConsumerConfig, filter_subject: str) -> list[str]:
         want = self.config(have.durable_name or "", filter_subject)
+        if self.backoff_s:  # the server takes the first backoff step as ack_wait
+            want.ack_wait = self.backoff_s[0]
         out = []
         for name in ("filter_subject", "ack_wait", "max_deliver", "max_ack_pending", "backoff"):
             a, b = _norm(name, getattr(have, name)), _norm(name, getattr(want, name))
