@@ -220,3 +220,22 @@ async def test_start_up_verifies_the_stream_and_provision_applies_the_settings(
         assert await bus.provision([("settlement", "croupier.outcome.>")]) == []
     finally:
         await bus.close()
+
+
+def test_croupier_nats_check_and_provision(
+    nats: EmbeddedNats, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from croupier_services.cli import main
+
+    monkeypatch.setenv("CROUPIER_NATS_URL", nats.url)
+    monkeypatch.setenv("CROUPIER_STREAM_MAX_AGE_S", "3600")
+    assert main(["nats", "provision", "--variant", "baccarat"]) == 0
+    out = capsys.readouterr().out
+    assert "stream CROUPIER created" in out and "consumer settlement created" in out
+    assert main(["nats", "check", "--variant", "baccarat"]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("CROUPIER_STREAM_MAX_AGE_S", "7200")  # settings changed ...
+    assert main(["nats", "check", "--variant", "baccarat"]) == 1  # ... reported
+    assert "max_age" in capsys.readouterr().out
+    assert main(["nats", "provision", "--variant", "baccarat"]) == 0  # ... applied on purpose
+    assert main(["nats", "check", "--variant", "baccarat"]) == 0
