@@ -270,21 +270,6 @@ class DealerCore:
         for h in b.closed_hands:
             metrics.HANDS_DEALT.labels(h.state.variant).inc()
 
-    async def publish_hands(self, hands: list[Hand]) -> None:
-        """Publish closed hands directly, awaiting the stream (the benchmark's path;
-        services publish through the outbox)."""
-        assert self.bus is not None
-        items = []
-        n = 0
-        for h in hands:
-            data = wire.encode("hand", h.events, h.seals)
-            items.append(
-                (subjects.subject("hand", h.state.variant, h.table_id), data, f"hand:{h.hand_id}")
-            )
-            n += len(h.events)
-        await self.bus.publish_many(items)
-        metrics.EVENTS_PUBLISHED.labels("dealer").inc(n)
-
 
 def turn_timeout_ms(variant: str) -> int | None:
     """How long the dealer waits on a player before playing the automatic move: the
