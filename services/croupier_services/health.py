@@ -42,6 +42,7 @@ class HealthMonitor:
         needs_nats: bool,
         stall_after_s: float = 60.0,
         interval_s: float = 1.0,
+        lag_every_s: float = 5.0,
     ) -> None:
         self.outbox = Outbox(store.engine)
         self.bus = bus
@@ -49,6 +50,8 @@ class HealthMonitor:
         self.needs_nats = needs_nats
         self.stall_after_s = stall_after_s
         self.interval_s = interval_s
+        self.lag_every_s = lag_every_s
+        self._lag_at = 0.0
         self.ready: tuple[bool, str] = (False, "starting")
         self.live: tuple[bool, str] = (True, "ok")
         self.servicer: health.aio.HealthServicer | None = None
@@ -70,8 +73,11 @@ class HealthMonitor:
         metrics.HEALTH.labels("nats").set(1 if nats_ok else 0)
         stalled: list[str] = []
         now = time.monotonic()
+        read_lag = now - self._lag_at >= self.lag_every_s
+        if read_lag:
+            self._lag_at = now
         for lp in self.loops():
-            if bus is not None and nats_ok:
+            if bus is not None and nats_ok and read_lag:
                 try:
                     pending, ack_pending = await asyncio.wait_for(bus.lag(lp.durable), 3)
                     metrics.CONSUMER_PENDING.labels(lp.durable).set(pending)
