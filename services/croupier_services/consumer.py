@@ -234,8 +234,8 @@ class ConsumerLoop:
 
     # -- one batch ---------------------------------------------------------------
     def _known(self, m: wire.Message) -> bool:
-        """Does this replica's store hold the hand the message is about (up to the
-        message's first event)? Not: another store, or a message for no real hand."""
+        """Does this replica's store hold the hand the message is about? Not: another
+        store (or a message about no hand at all)."""
         if not m.events:
             return True  # refused by the checks below
         head = self.store.head(m.events[0].stream)
@@ -245,9 +245,9 @@ class ConsumerLoop:
         try:
             self.outbox.put_dead_letter(
                 self.durable,
-                msg.subject,
-                reason,
-                detail,
+                _printable(msg.subject),
+                _printable(reason),
+                _printable(detail),
                 bytes(msg.data),
                 delivery_count(msg),
                 now_ms(),
@@ -255,7 +255,8 @@ class ConsumerLoop:
         except Exception as e:
             if is_transient_db(e):
                 raise Transient("database", e) from e
-            raise
+            # never let a message that cannot even be kept stop the loop
+            log.exception("%s: could not keep a dead letter of %s", self.durable, msg.subject)
         metrics.DEAD_LETTERS.labels(self.durable, reason).inc()
         metrics.CONSUMER_REJECTS.labels(self.service, reason).inc()
         log.warning(
@@ -361,6 +362,11 @@ class ConsumerLoop:
         for w in works:
             if w.after_commit is not None:
                 w.after_commit(w)
+
+
+def _printable(text: str) -> str:
+    """Text a database column accepts: control characters (a NUL, say) escaped."""
+    return "".join(c if c.isprintable() or c == " " else f"\\x{ord(c):02x}" for c in text)
 
 
 def _kind(e: BaseException) -> str:

@@ -203,6 +203,19 @@ class Cluster:
                 )
             await asyncio.sleep(0.02)
 
+    async def wait_for(
+        self, cond: Callable[[], bool], timeout_s: float = 30.0, what: str = ""
+    ) -> None:
+        """Until ``cond()`` (no check of rejects: for tests that expect some)."""
+        deadline = time.monotonic() + timeout_s
+        while not cond():
+            for t in self.tasks:
+                if t.done():
+                    t.result()
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}")
+            await asyncio.sleep(0.05)
+
     async def open_table(self, prefix: str = "t", client_seed: str = "") -> str:
         table = unique_table(prefix)
         await self.gw.OpenTable(
