@@ -72,6 +72,7 @@ class DealerCore:
         self.feeds: dict[str, TableFeed] = {}
         self.last_move_ms: dict[str, int] = {}  # open hand -> when its last event was made
         self.relay: OutboxRelay = relay_for(store, lambda: self.bus, "dealer")
+        self._resyncing: dict[str, asyncio.Task[None]] = {}
 
     async def expire(self, hand_id: str, source: str) -> Batch:
         """Play the rules' automatic move for the seat a hand waits on (托管); ``source``
@@ -202,6 +203,31 @@ class DealerCore:
         if shoes:
             self._restore(max(shoes, key=lambda r: (r.opened_at_ms, r.stream_id)))
 
+    def _resync_later(self, table_id: str, max_backoff_s: float = 5.0) -> None:
+        """Retry :meth:`resync` in the background until the store answers (the table
+        is unknown meanwhile: calls on it fail with NOT_FOUND, none is built on a
+        memory ahead of the log)."""
+        if table_id in self._resyncing:
+            return
+
+        async def retry() -> None:
+            delay = 0.2
+            try:
+                while True:
+                    await asyncio.sleep(delay)
+                    try:
+                        async with self.lock:
+                            self.resync(table_id)
+                        log.info("table %s rebuilt from the log", table_id)
+                        return
+                    except Exception as e:
+                        log.warning("rebuilding table %s failed (%s); retrying", table_id, e)
+                        delay = min(max_backoff_s, delay * 2)
+            finally:
+                self._resyncing.pop(table_id, None)
+
+        self._resyncing[table_id] = asyncio.get_running_loop().create_task(retry())
+
     def _all(self, **filters: Any) -> list[StreamInfo]:
         out: list[StreamInfo] = []
         after: str | None = None
@@ -249,7 +275,10 @@ class DealerCore:
             self.persist(b)
         except Exception:
             log.exception("commit failed at table %s; rebuilding it from the log", table_id)
-            self.resync(table_id)
+            try:
+                self.resync(table_id)
+            except Exception:  # the store is down: rebuild the table when it is back
+                self._resync_later(table_id)
             raise
         feed = self.feeds.setdefault(table_id, TableFeed())
         t = self.dealer.tables.get(table_id)

@@ -431,6 +431,7 @@ class Drill:
     killed: dict[str, int] = field(default_factory=dict)
     report: dict[str, Any] = field(default_factory=dict)
     poison_sent: int = 0
+    audit_failures: list[str] = field(default_factory=list)
 
     # -- set-up ---------------------------------------------------------------------
     def env(self, **extra: str) -> dict[str, str]:
@@ -827,6 +828,7 @@ class Drill:
             "ledger_sum": c["ledger_sum"],
             "unbalanced_transactions": c["unbalanced_tx"],
             "audit": audits,
+            "audit_failures": self.audit_failures,
             "dead_letters": c["dead_letters"],
             "poison_sent": self.poison_sent,
             "kills": self.killed,
@@ -845,6 +847,8 @@ class Drill:
             counts: dict[str, int] = {}
             for rep in a.audit_range(list(a.hand_ids())):
                 counts[rep.verdict.value] = counts.get(rep.verdict.value, 0) + 1
+                if not rep.ok and len(self.audit_failures) < 10:
+                    self.audit_failures.append(f"{rep.hand_id}: {rep.reason}: {rep.message}")
             return counts
         finally:
             store.close()
@@ -877,6 +881,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--report", default="chaos-report.json")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument(
+        "--phases",
+        default="kill,leader,nats_down,db_down,poison,rogue",
+        help="faults to inject, in order (comma-separated)",
+    )
     a = ap.parse_args(argv)
     root = Path(tempfile.mkdtemp(prefix="croupier-chaos-"))
     os.chmod(root, 0o755)
@@ -890,6 +899,7 @@ def main(argv: list[str] | None = None) -> int:
         seed=a.seed,
         warmup_s=a.warmup,
         settle_timeout_s=180,
+        phases=a.phases.split(","),
     )
     rc = 1
     try:
