@@ -5,6 +5,7 @@
     croupier demo [--games V,V] [--hands N] [--tables T] [--players P]
     croupier serve dealer|rules|settlement|audit|all [--variant V ...]
     croupier db upgrade | db check
+    croupier nats check | nats provision [--variant V ...]
     croupier keys init [--dir DIR]
     croupier variants
     croupier rtp VARIANT
@@ -78,6 +79,10 @@ def cmd_serve(a: argparse.Namespace) -> int:
         metrics_port=s.metrics_port,
         rule_variants=a.variant or (),
         viewer_port=_viewer_port() if "audit" in roles else 0,
+        stream=s.stream,
+        consumers=s.consumers,
+        stall_after_s=s.stall_after_s,
+        unverifiable_pause_s=s.unverifiable_pause_s,
     )
 
     async def run() -> None:
@@ -123,6 +128,37 @@ def cmd_keys(a: argparse.Namespace) -> int:
     for s in init_keys(d):
         print(f"{s.producer}: {s.key_id} {s.public_entry().public_key.hex()}")
     return 0
+
+
+# -- nats ------------------------------------------------------------------------------
+def cmd_nats(a: argparse.Namespace) -> int:
+    """``nats check``: how the stream and consumers differ from the settings;
+    ``nats provision``: apply the settings (create or update) on purpose."""
+    from croupier.bus import subjects
+    from croupier.bus.jetstream import Bus
+    from croupier_services.rules import durables_for
+    from croupier_services.settlement import DURABLE
+
+    s = Settings.from_env("nats")
+    durables = [*durables_for(a.variant or variants()), (DURABLE, subjects.filter_for("outcome"))]
+
+    async def run() -> int:
+        bus = await Bus.connect(s.nats_url, name="croupier-cli", stream=s.stream,
+                                consumers=s.consumers)
+        try:
+            if a.action == "provision":
+                changed = await bus.provision(durables)
+                _json({"changed": changed})
+                return 0
+            diffs = await bus.ensure_stream()
+            for d, f in durables:
+                diffs += [f"{d}: {x}" for x in await bus.ensure_consumer(d, f)]
+            _json({"differences": diffs})
+            return 1 if diffs else 0
+        finally:
+            await bus.close()
+
+    return asyncio.run(run())
 
 
 # -- rules / rtp -----------------------------------------------------------------------
@@ -311,6 +347,11 @@ def parser() -> argparse.ArgumentParser:
     db = sub.add_parser("db", help="database migrations")
     db.add_argument("action", choices=["upgrade"])
     db.set_defaults(fn=cmd_db)
+
+    n = sub.add_parser("nats", help="JetStream stream and consumers from the settings")
+    n.add_argument("action", choices=["check", "provision"])
+    n.add_argument("--variant", action="append", help="rules consumers of these variants only")
+    n.set_defaults(fn=cmd_nats)
 
     k = sub.add_parser("keys", help="producer keys")
     k.add_argument("action", choices=["init"])
