@@ -92,7 +92,9 @@ def cmd_demo(a: argparse.Namespace) -> int:
     from croupier_services.demo import main_demo
 
     games = a.games.split(",") if a.games else variants()
-    return main_demo(games, a.hands, a.tables, a.players, a.seed, a.workdir, a.metrics_port)
+    return main_demo(
+        games, a.hands, a.tables, a.players, a.seed, a.workdir, a.metrics_port, a.keep_running
+    )
 
 
 # -- db / keys -----------------------------------------------------------------------
@@ -256,6 +258,11 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--workdir", help="keep the SQLite file and keys here")
     d.add_argument(
         "--metrics-port", type=int, default=-1, help="Prometheus port (default: a free one; 0: off)"
+    )
+    d.add_argument(
+        "--keep-running",
+        action="store_true",
+        help="after the summary, keep serving gRPC and /metrics until Ctrl-C",
     )
     d.set_defaults(fn=cmd_demo)
 

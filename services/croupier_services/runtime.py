@@ -121,6 +121,7 @@ class Node:
             await add_health_and_reflection(self.server, served)
             self.bound_port = self.server.add_insecure_port(f"0.0.0.0:{self.grpc_port}")
             await self.server.start()
+        metrics.prime(list(self.rule_variants) or known_variants())
         metrics.serve(self.metrics_port)
         for loop in self.loops:
             self.tasks.append(asyncio.create_task(loop.run(self.stop_event)))
