@@ -218,3 +218,23 @@ def test_every_alert_evaluates_and_a_healthy_cluster_is_quiet(prometheus: str) -
         if r.get("state") in ("pending", "firing") and r["name"] not in QUIET_EXEMPT
     ]
     assert not loud, loud
+
+
+PROMTOOL = shutil.which("promtool")
+
+
+@pytest.mark.skipif(PROMTOOL is None, reason="promtool is not installed (package prometheus)")
+def test_alert_rule_unit_tests_and_the_shipped_config_pass_promtool() -> None:
+    assert PROMTOOL is not None
+    for args in (
+        ["test", "rules", "tests/alerts.test.yml"],
+        ["check", "config", "prometheus.yml"],
+    ):
+        r = subprocess.run(
+            [PROMTOOL, *args],
+            cwd=ROOT / "deploy/prometheus",
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert r.returncode == 0, r.stdout + r.stderr
