@@ -20,7 +20,8 @@
                     [--tz ZONE]
 
 Service commands read ``CROUPIER_*`` environment variables (see ``config.py``).
-Exit codes: 0 success, 1 a check failed (audit, fairness), 2 bad input.
+Exit codes: 0 success, 1 a check failed (audit, fairness), 2 bad input, 3 a database or
+NATS that cannot be reached.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import signal
 import sys
 from pathlib import Path
@@ -44,6 +46,12 @@ from croupier.games.registry import engine as engine_for
 from croupier.games.registry import variants
 from croupier_services import logs
 from croupier_services.config import Settings
+
+
+def _version() -> str:
+    from croupier_services.metrics import build_version
+
+    return build_version()
 
 
 def _json(obj: Any) -> None:
@@ -107,7 +115,9 @@ def cmd_demo(a: argparse.Namespace) -> int:
     from croupier_services.demo import main_demo
 
     games = a.games.split(",") if a.games else variants()
-    return main_demo(games, a.hands, a.tables, a.players, a.seed, a.workdir, a.metrics_port)
+    return main_demo(
+        games, a.hands, a.tables, a.players, a.seed, a.workdir, a.metrics_port, a.keep_running
+    )
 
 
 # -- db / keys -----------------------------------------------------------------------
@@ -324,6 +334,7 @@ def cmd_hand(a: argparse.Namespace) -> int:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="croupier", description=__doc__.split("\n\n")[0])
+    p.add_argument("--version", action="version", version=f"croupier {_version()}")
     sub = p.add_subparsers(dest="cmd", required=True)
 
     d = sub.add_parser("demo", help="run the embedded cluster with simulated players")
@@ -335,6 +346,11 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--workdir", help="keep the SQLite file and keys here")
     d.add_argument(
         "--metrics-port", type=int, default=-1, help="Prometheus port (default: a free one; 0: off)"
+    )
+    d.add_argument(
+        "--keep-running",
+        action="store_true",
+        help="after the summary, keep serving gRPC and /metrics until Ctrl-C",
     )
     d.set_defaults(fn=cmd_demo)
 
@@ -414,17 +430,57 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _masked(url: str) -> str:
+    """A URL fit for an error message: any password replaced by ``***``."""
+    return re.sub(r"(//[^:/@]+:)[^@/]*@", r"\1***@", url)
+
+
+def _unreachable(e: BaseException) -> str | None:
+    """The one-line reason when ``e`` means a database or NATS could not be reached."""
+    import sqlalchemy.exc
+
+    if isinstance(e, sqlalchemy.exc.OperationalError | sqlalchemy.exc.InterfaceError):
+        url = os.environ.get("CROUPIER_DATABASE_URL", "sqlite:///var/croupier.sqlite")
+        first = str(e.orig if e.orig is not None else e).strip().splitlines()
+        return f"database unreachable at {_masked(url)}: {first[0] if first else type(e).__name__}"
+    from nats.errors import Error as NatsError
+
+    if isinstance(e, NatsError | ConnectionError | TimeoutError):
+        url = os.environ.get("CROUPIER_NATS_URL", "nats://127.0.0.1:4222")
+        return f"NATS unreachable at {_masked(url)}: {e or type(e).__name__}"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Exit codes: 0 success, 1 a check failed, 2 bad input, 3 a dependency (database,
+    NATS) could not be reached. Errors are one line on stderr, never a traceback
+    (``CROUPIER_DEBUG=1`` re-raises for one)."""
     args = parser().parse_args(argv)
     try:
         rc: int = args.fn(args)
+        sys.stdout.flush()
         return rc
+    except BrokenPipeError:
+        # the reader went away (`croupier audit | head`): stop quietly, like `cat`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+    except KeyboardInterrupt:
+        return 130
     except CroupierError as e:
         print(f"croupier: {e.reason}: {e.message}", file=sys.stderr)
         return 1 if not isinstance(e, InvalidInput) else 2
-    except (ValueError, OSError) as e:
-        print(f"croupier: bad input: {e}", file=sys.stderr)
-        return 2
+    except Exception as e:
+        if os.environ.get("CROUPIER_DEBUG"):
+            raise
+        why = _unreachable(e)
+        if why is not None:
+            print(f"croupier: {why}", file=sys.stderr)
+            return 3
+        if isinstance(e, ValueError | OSError):
+            print(f"croupier: bad input: {e}", file=sys.stderr)
+            return 2
+        raise
 
 
 if __name__ == "__main__":

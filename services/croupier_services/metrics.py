@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import platform
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib.metadata import PackageNotFoundError, version
 
-from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, Info, generate_latest
 
 HANDS_DEALT = Counter("croupier_hands_dealt_total", "Hands closed by the dealer", ["variant"])
 HANDS_SETTLED = Counter("croupier_hands_settled_total", "Hands settled", ["variant"])
@@ -130,3 +132,38 @@ CONSUMER_STALLED = Gauge(
 HEALTH = Gauge(
     "croupier_health_ok", "1 when a dependency or loop of this process is healthy", ["check"]
 )
+
+
+
+
+BUILD_INFO = Info("croupier_build", "Version of the running Croupier build")
+
+TURN_SOURCES = ("gateway", "clock")
+"""Who decided a turn timed out: the gateway's ExpireTurn call, or the dealer's clock."""
+
+PER_VARIANT = (HANDS_DEALT, HANDS_SETTLED, RAKE, PAYOUT, BETS)
+
+
+def build_version() -> str:
+    try:
+        return version("croupier")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def prime(variants: Iterable[str]) -> None:
+    """Create every labelled child at start-up, at 0, for the variants this process
+    serves (the consumer loops create their service's children when they are built).
+    A child that first appears on its first increment
+    has no earlier sample, so ``increase()`` and ``rate()`` read that first step as 0:
+    a variant that settles its first hands would look stalled, and a first signature
+    failure would go unseen. ``croupier_build_info`` is set here too."""
+    BUILD_INFO.info({"version": build_version(), "python": platform.python_version()})
+    for v in variants:
+        for counter in PER_VARIANT:
+            counter.labels(v)
+        SETTLEMENT_LATENCY.labels(v)
+        for source in TURN_SOURCES:
+            TURN_TIMEOUTS.labels(v, source)
+    for verdict in ("pass", "fail", "pending_reveal"):
+        AUDIT_HANDS.labels(verdict)

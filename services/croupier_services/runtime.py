@@ -156,6 +156,7 @@ class Node:
             self.health.attach(hs, served)
             self.bound_port = self.server.add_insecure_port(f"0.0.0.0:{self.grpc_port}")
             await self.server.start()
+        metrics.prime(list(self.rule_variants) or known_variants())
         metrics.serve(self.metrics_port, self.health.ready_probe, self.health.live_probe)
         await self.health.check()
         self.tasks.append(asyncio.create_task(self.health.run(self.stop_event)))
