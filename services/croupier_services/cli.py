@@ -68,6 +68,8 @@ def cmd_serve(a: argparse.Namespace) -> int:
         grpc_port=s.grpc_port,
         metrics_port=s.metrics_port,
         rule_variants=a.variant or (),
+        request_id_retention_s=s.request_id_retention_s,
+        require_request_id=s.require_request_id,
     )
 
     async def run() -> None:

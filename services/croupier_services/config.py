@@ -8,6 +8,8 @@
 | ``CROUPIER_GRPC_PORT`` | gRPC port of this service | per service |
 | ``CROUPIER_METRICS_PORT`` | Prometheus port (0: off) | per service |
 | ``CROUPIER_LOG_LEVEL`` | logging level | ``INFO`` |
+| ``CROUPIER_REQUEST_ID_RETENTION_S`` | how long the dealer keeps gateway request ids | ``86400`` |
+| ``CROUPIER_REQUIRE_REQUEST_ID`` | ``1``: refuse mutating gateway calls without one | ``0`` |
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ class Settings:
     grpc_port: int
     metrics_port: int
     log_level: str
+    request_id_retention_s: int = 86_400
+    require_request_id: bool = False
 
     @classmethod
     def from_env(cls, service: str) -> Settings:
@@ -42,4 +46,7 @@ class Settings:
             grpc_port=int(os.environ.get("CROUPIER_GRPC_PORT", g)),
             metrics_port=int(os.environ.get("CROUPIER_METRICS_PORT", m)),
             log_level=os.environ.get("CROUPIER_LOG_LEVEL", "INFO"),
+            request_id_retention_s=int(os.environ.get("CROUPIER_REQUEST_ID_RETENTION_S", "86400")),
+            require_request_id=os.environ.get("CROUPIER_REQUIRE_REQUEST_ID", "0").lower()
+            in ("1", "true", "yes"),
         )

@@ -23,7 +23,7 @@ from croupier.store import EventStore, migrate
 from croupier_services import metrics
 from croupier_services.audit import AuditServicer
 from croupier_services.consumer import ConsumerLoop
-from croupier_services.dealer import DealerCore, GatewayServicer
+from croupier_services.dealer import DealerCore, GatewayServicer, prune_request_ids
 from croupier_services.grpc_util import add_health_and_reflection
 from croupier_services.keys import init_keys
 from croupier_services.rules import RulesService
@@ -68,6 +68,8 @@ class Node:
     metrics_port: int = 0
     rule_variants: Sequence[str] = ()
     turn_clock: bool = True  # the dealer plays timed-out turns (variants' timeouts.turn_ms)
+    request_id_retention_s: int = 86_400  # gateway request ids kept this long, then pruned
+    require_request_id: bool = False  # refuse mutating gateway calls without a request id
     store: EventStore | None = None
     bus: Bus | None = None
     nats: EmbeddedNats | None = None
@@ -97,8 +99,16 @@ class Node:
             await self.core.recover()
             if self.turn_clock:
                 self.tasks.append(asyncio.create_task(self.core.run_turn_clock(self.stop_event)))
+            self.tasks.append(
+                asyncio.create_task(
+                    prune_request_ids(
+                        self.store, self.request_id_retention_s * 1000, self.stop_event
+                    )
+                )
+            )
             gateway_pb2_grpc.add_GatewayServiceServicer_to_server(
-                GatewayServicer(self.core), self.server
+                GatewayServicer(self.core, require_request_id=self.require_request_id),
+                self.server,
             )
             served.append(SERVICE_NAMES["dealer"])
         if "rules" in self.roles:

@@ -13,7 +13,8 @@ Modules:
   :func:`migrate`;
 * :mod:`~croupier.store.events`, :mod:`~croupier.store.ledger`,
   :mod:`~croupier.store.settlements`, :mod:`~croupier.store.keys`,
-  :mod:`~croupier.store.secrets` — each table group's operations, as functions on a
+  :mod:`~croupier.store.secrets`, :mod:`~croupier.store.requests` — each table group's
+  operations, as functions on a
   connection plus a facade class;
 * :mod:`~croupier.store.core` — :class:`Store` (also exported as ``EventStore``) and
   :class:`UnitOfWork`;
@@ -48,6 +49,7 @@ from croupier.store.ledger import (
     player_account,
     rake_account,
 )
+from croupier.store.requests import RequestRecord, RequestStore
 from croupier.store.secrets import SecretStore
 from croupier.store.settlements import Settlement, SettlementStore
 
@@ -63,6 +65,8 @@ __all__ = [
     "LogEntry",
     "Posting",
     "RakeTotal",
+    "RequestRecord",
+    "RequestStore",
     "SecretStore",
     "Settlement",
     "SettlementStore",
