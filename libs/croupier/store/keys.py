@@ -68,8 +68,8 @@ def put_key(conn: Connection, entry: PublicKeyEntry) -> bool:
             "valid_to_ms": entry.valid_to_ms,
         }
         insert = (postgresql if conn.dialect.name == "postgresql" else sqlite).insert(_K)
-        res = conn.execute(insert.values(row).on_conflict_do_nothing(index_elements=["key_id"]))
-        if res.rowcount == 1:
+        stmt = insert.values(row).on_conflict_do_nothing(index_elements=["key_id"])
+        if conn.execute(stmt.returning(_K.c.key_id)).first() is not None:
             return True
         r = conn.execute(sa.select(_K).where(_K.c.key_id == entry.key_id)).first()
         assert r is not None  # a concurrent registration won the insert
