@@ -4,7 +4,9 @@ would, wait for settlement, audit everything and print a summary.
 Simulated players pick a few spots per hand at random (from a seeded ``random.Random``,
 so a run is repeatable apart from the dealer's server seeds) and stake whole points; in
 games with player decisions they then act (:func:`croupier_services.bots.next_move`)
-until the hand closes.
+until the hand closes. They call the gateway as a gateway would
+(:class:`croupier_services.gateway_client.GatewayClient`): a request id on every mutating
+call, and retries in transit that reuse it.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from croupier.pb.croupier.v1 import (
     settlement_pb2_grpc,
 )
 from croupier_services.bots import bets_for, next_move, seat_to_act, theoretical_rtp
+from croupier_services.gateway_client import GatewayClient
 from croupier_services.runtime import Node
 
 STACK = 10_000_000  # minor units each player carries into a hand
@@ -76,7 +79,7 @@ class Progress:
 
 
 async def play_table(
-    gw: gateway_pb2_grpc.GatewayServiceStub,
+    gw: GatewayClient,
     variant: str,
     table: str,
     players: int,
@@ -171,7 +174,7 @@ async def _drive(
 ) -> int:
     target = f"127.0.0.1:{node.bound_port}"
     async with grpc.aio.insecure_channel(target) as ch:
-        gw = gateway_pb2_grpc.GatewayServiceStub(ch)
+        gw = GatewayClient(gateway_pb2_grpc.GatewayServiceStub(ch))
         st = settlement_pb2_grpc.SettlementServiceStub(ch)
         au = audit_pb2_grpc.AuditServiceStub(ch)
         rng = random.Random(seed)

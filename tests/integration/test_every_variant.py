@@ -13,6 +13,7 @@ import pytest
 from croupier.games.registry import variants
 from croupier.pb.croupier.v1 import audit_pb2
 from croupier_services.demo import Progress, play_table
+from croupier_services.gateway_client import GatewayClient
 
 from .harness import ClusterFactory, unique_table
 
@@ -28,9 +29,12 @@ async def test_every_variant_through_the_cluster(cluster_factory: ClusterFactory
     rng = random.Random(30)
     staked: dict[str, int] = defaultdict(int)
     progress = Progress(HANDS * len(games), "")
+    gw = GatewayClient(c.gw)
     for v in games:
         table = unique_table(v.replace(".", "_")[:20])
-        await play_table(c.gw, v, table, 4, HANDS, random.Random(rng.random()), progress, staked)
+        await play_table(gw, v, table, 4, HANDS, random.Random(rng.random()), progress, staked)
+    # every mutating call the players made carried a request id, stored with its effect
+    assert c.store.count_requests() >= len(games) * (2 + 2 * HANDS)
     await c.wait_settled(HANDS * len(games), timeout_s=120)
     verdicts: dict[str, set[str]] = defaultdict(set)
     for v in games:

@@ -20,6 +20,7 @@ from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
 from croupier_services.audit import Auditor
 from croupier_services.config import Settings
 from croupier_services.dealer import GatewayServicer, prune_request_ids, prune_requests_once
+from croupier_services.gateway_client import GatewayClient, RetryPolicy
 from croupier_services.grpc_util import error_info
 
 from .harness import Cluster, now_ms, seat_entries
@@ -165,6 +166,31 @@ async def test_five_concurrent_identical_calls_make_one_bet(idle_cluster: Cluste
     await c.gw.PlaceBets(bare)
     bets = [e for e in c.store.read_stream(h.hand_id) if e.type == g.BET_PLACED]
     assert len(bets) == 3
+
+
+async def test_the_bots_client_retries_with_the_same_request_id(idle_cluster: Cluster) -> None:
+    """The demo bots' client gives up on an attempt that outlives its deadline (the
+    dealer is busy) and retries it with the same request id: one effect, one record."""
+    c = idle_cluster
+    table = await c.open_table("retry")
+    h = await c.gw.OpenHand(
+        gateway_pb2.OpenHandRequest(table_id=table, seats=seat_entries(table, 3))
+    )
+    client = GatewayClient(c.gw, RetryPolicy(timeout_s=0.3, first_backoff_s=0.2))
+    req = gateway_pb2.PlaceBetsRequest(hand_id=h.hand_id, bets=_bets((1, "banker", 1_000)))
+    await c.core.lock.acquire()  # the dealer is busy for 0.6 s
+    asyncio.get_running_loop().call_later(0.6, c.core.lock.release)
+    placed = await client.PlaceBets(req)
+    assert client.retries >= 1 and req.request_id
+    assert c.store.get_request(req.request_id) is not None
+    assert c.store.count_requests() == 1
+    bets = [e for e in c.store.read_stream(h.hand_id) if e.type == g.BET_PLACED]
+    assert len(bets) == 1 and placed.last_seq == bets[0].seq
+    # a refusal is the dealer's answer: not retried
+    retries = client.retries
+    bad = gateway_pb2.PlaceBetsRequest(hand_id=h.hand_id, bets=_bets((1, "dragon", 1_000)))
+    await expect(client.PlaceBets(bad), grpc.StatusCode.INVALID_ARGUMENT, "unknown_spot")
+    assert client.retries == retries
 
 
 async def test_required_request_ids_and_bad_ones(idle_cluster: Cluster) -> None:
