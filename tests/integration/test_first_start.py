@@ -22,7 +22,7 @@ from .harness import Database
 
 pytestmark = pytest.mark.integration
 
-PROCESSES = 6
+PROCESSES = 5
 
 START = """
 import sys, time
