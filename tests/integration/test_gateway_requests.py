@@ -9,11 +9,13 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 
+from croupier.bus.embedded import EmbeddedNats
 from croupier.bus.jetstream import Bus
 from croupier.games import base as g
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
@@ -22,6 +24,7 @@ from croupier_services.config import Settings
 from croupier_services.dealer import GatewayServicer, prune_request_ids, prune_requests_once
 from croupier_services.gateway_client import GatewayClient, RetryPolicy
 from croupier_services.grpc_util import error_info
+from croupier_services.runtime import Node
 
 from .harness import Cluster, now_ms, seat_entries
 
@@ -225,8 +228,42 @@ async def test_required_request_ids_and_bad_ones(idle_cluster: Cluster) -> None:
             await strict.OpenTable(open_req)
     finally:
         await server.stop(0)
+
+
+def test_settings_name_the_policy(monkeypatch: pytest.MonkeyPatch) -> None:
     s = Settings.from_env("dealer")
     assert (s.require_request_id, s.request_id_retention_s) == (False, 86_400)
+    monkeypatch.setenv("CROUPIER_REQUIRE_REQUEST_ID", "1")
+    monkeypatch.setenv("CROUPIER_REQUEST_ID_RETENTION_S", "3600")
+    s = Settings.from_env("dealer")
+    assert (s.require_request_id, s.request_id_retention_s) == (True, 3600)
+
+
+async def test_a_dealer_process_applies_the_policy(
+    embedded_nats: EmbeddedNats, tmp_path: Path
+) -> None:
+    """The dealer as ``croupier serve dealer`` wires it (runtime.Node): request ids
+    required, and its pruning loop running with the retention it was given."""
+    node = Node(
+        roles=("dealer",),
+        database_url=f"sqlite:///{tmp_path / 'dealer.sqlite'}",
+        keys_dir=str(tmp_path / "keys"),
+        nats_url=embedded_nats.url,
+        request_id_retention_s=0,
+        require_request_id=True,
+    )
+    await node.start()
+    try:
+        assert node.store is not None
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{node.bound_port}") as ch:
+            gw = gateway_pb2_grpc.GatewayServiceStub(ch)
+            req = gateway_pb2.OpenTableRequest(table_id="node_t", variant="baccarat")
+            await expect(gw.OpenTable(req), grpc.StatusCode.INVALID_ARGUMENT, "request_id_required")
+            req.request_id = rid()
+            await gw.OpenTable(req)
+            assert node.store.count_requests() == 1
+    finally:
+        await node.stop()
 
 
 async def test_expected_seq_guards_hand_calls(idle_cluster: Cluster) -> None:
