@@ -35,6 +35,7 @@ from croupier.store.db import create_engine, migrate
 from croupier.store.events import AppendResult, EventLog, StreamInfo
 from croupier.store.keys import KeyStore
 from croupier.store.ledger import Ledger, LedgerRecord, LedgerTx, TxKind
+from croupier.store.reports import ReportReads
 from croupier.store.requests import RequestRecord, RequestStore
 from croupier.store.secrets import SecretStore
 from croupier.store.settlements import Settlement, SettlementStore
@@ -131,7 +132,7 @@ class UnitOfWork:
         return _requests.get_request(self.connection, request_id)
 
 
-class Store(EventLog, Ledger, SettlementStore, KeyStore, SecretStore, RequestStore):
+class Store(EventLog, Ledger, SettlementStore, KeyStore, SecretStore, ReportReads, RequestStore):
     """The system of record: event log, ledger, settlements, keys, dealer secrets and
     gateway request records."""
 
