@@ -91,6 +91,8 @@ def cmd_serve(a: argparse.Namespace) -> int:
         consumers=s.consumers,
         stall_after_s=s.stall_after_s,
         unverifiable_pause_s=s.unverifiable_pause_s,
+        request_id_retention_s=s.request_id_retention_s,
+        require_request_id=s.require_request_id,
     )
 
     async def run() -> None:

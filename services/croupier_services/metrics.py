@@ -46,6 +46,19 @@ GRPC_REQUESTS = Counter("croupier_grpc_requests_total", "gRPC calls", ["method",
 REDELIVERIES = Counter(
     "croupier_redeliveries_total", "Messages delivered more than once", ["service"]
 )
+GATEWAY_REPLAYS = Counter(
+    "croupier_gateway_replays_total",
+    "Gateway calls answered from a stored result (a retried request id)",
+    ["method"],
+)
+GATEWAY_NO_REQUEST_ID = Counter(
+    "croupier_gateway_calls_without_request_id_total",
+    "Mutating gateway calls made without a request id (not deduplicated)",
+    ["method"],
+)
+REQUESTS_PRUNED = Counter(
+    "croupier_gateway_request_ids_pruned_total", "Request records removed after retention"
+)
 
 
 Probe = Callable[[], tuple[bool, str]]
