@@ -13,8 +13,9 @@ Modules:
   :func:`migrate`;
 * :mod:`~croupier.store.events`, :mod:`~croupier.store.ledger`,
   :mod:`~croupier.store.settlements`, :mod:`~croupier.store.keys`,
-  :mod:`~croupier.store.secrets` — each table group's operations, as functions on a
-  connection plus a facade class;
+  :mod:`~croupier.store.secrets`, :mod:`~croupier.store.tables` (the dealer's table
+  registry), :mod:`~croupier.store.feed` (the table feed) — each table group's
+  operations, as functions on a connection plus a facade class;
 * :mod:`~croupier.store.core` — :class:`Store` (also exported as ``EventStore``) and
   :class:`UnitOfWork`;
 * :mod:`~croupier.store.check` — ``python -m croupier.store.check``: one migration
@@ -33,6 +34,7 @@ from croupier.store.db import (
     normalise_url,
 )
 from croupier.store.events import AppendResult, EventLog, LogEntry, StreamInfo, StreamKind
+from croupier.store.feed import FeedEntry, Horizon, TableFeed
 from croupier.store.keys import KeyStore
 from croupier.store.ledger import (
     ESCROW,
@@ -50,12 +52,15 @@ from croupier.store.ledger import (
 )
 from croupier.store.secrets import SecretStore
 from croupier.store.settlements import Settlement, SettlementStore
+from croupier.store.tables import TableRecord, TableRegistry
 
 __all__ = [
     "ESCROW",
     "AppendResult",
     "EventLog",
     "EventStore",
+    "FeedEntry",
+    "Horizon",
     "KeyStore",
     "Ledger",
     "LedgerRecord",
@@ -69,6 +74,9 @@ __all__ = [
     "Store",
     "StreamInfo",
     "StreamKind",
+    "TableFeed",
+    "TableRecord",
+    "TableRegistry",
     "TxKind",
     "UnitOfWork",
     "check_postings",

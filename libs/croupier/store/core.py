@@ -30,12 +30,15 @@ from croupier.store import keys as _keys
 from croupier.store import ledger as _ledger
 from croupier.store import secrets as _secrets
 from croupier.store import settlements as _settlements
+from croupier.store import tables as _tables
 from croupier.store.db import create_engine, migrate
 from croupier.store.events import AppendResult, EventLog, StreamInfo
+from croupier.store.feed import TableFeed
 from croupier.store.keys import KeyStore
 from croupier.store.ledger import Ledger, LedgerRecord, LedgerTx, TxKind
 from croupier.store.secrets import SecretStore
 from croupier.store.settlements import Settlement, SettlementStore
+from croupier.store.tables import TableRecord, TableRegistry
 
 
 class UnitOfWork:
@@ -121,9 +124,17 @@ class UnitOfWork:
     def get_secret(self, shoe_id: str) -> bytes:
         return _secrets.get_secret(self.connection, shoe_id)
 
+    # the dealer's table registry
+    def put_tables(self, tables: Sequence[TableRecord]) -> int:
+        return _tables.put_tables(self.connection, tables)
 
-class Store(EventLog, Ledger, SettlementStore, KeyStore, SecretStore):
-    """The system of record: event log, ledger, settlements, keys and dealer secrets."""
+    def get_table(self, table_id: str) -> TableRecord | None:
+        return _tables.get_table(self.connection, table_id)
+
+
+class Store(EventLog, Ledger, SettlementStore, KeyStore, SecretStore, TableRegistry, TableFeed):
+    """The system of record: event log, ledger, settlements, keys, dealer secrets, the
+    dealer's table registry and the table feed."""
 
     @classmethod
     def open(cls, url: str, *, upgrade: bool = False, schema: str | None = None) -> Store:
