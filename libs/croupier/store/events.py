@@ -533,7 +533,7 @@ def closed_hands_query(since_ms: int) -> sa.Select[Any]:
         sa.select(_S)
         .join(_E, sa.and_(_E.c.stream_id == _S.c.stream_id, _E.c.seq == head))
         .where(_S.c.opened_at_ms >= since_ms, _S.c.kind == "hand", _E.c.type == "hand.closed")
-        .order_by(_S.c.stream_id)
+        .order_by(_S.c.opened_at_ms)
     )
 
 
