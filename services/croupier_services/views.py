@@ -66,7 +66,7 @@ def redact_public(
 ) -> list[Event]:
     """Events whose public form is the event itself; face-down cards and actions with
     private arguments (``private``: :meth:`Engine.private_args`) are withheld from the
-    live feed entirely (a seat sees its own through GetHandView)."""
+    table feed entirely (a seat sees its own through GetHandView)."""
     out = []
     for e in events:
         if e.type == g.CARD_DEALT and not all(c.get("up", True) for c in e.payload["cards"]):
