@@ -36,6 +36,7 @@ from croupier.store.events import AppendResult, EventLog, StreamInfo
 from croupier.store.feed import TableFeed
 from croupier.store.keys import KeyStore
 from croupier.store.ledger import Ledger, LedgerRecord, LedgerTx, TxKind
+from croupier.store.reports import ReportReads
 from croupier.store.secrets import SecretStore
 from croupier.store.settlements import Settlement, SettlementStore
 from croupier.store.tables import TableRecord, TableRegistry
@@ -132,7 +133,9 @@ class UnitOfWork:
         return _tables.get_table(self.connection, table_id)
 
 
-class Store(EventLog, Ledger, SettlementStore, KeyStore, SecretStore, TableRegistry, TableFeed):
+class Store(
+    EventLog, Ledger, SettlementStore, KeyStore, SecretStore, ReportReads, TableRegistry, TableFeed
+):
     """The system of record: event log, ledger, settlements, keys, dealer secrets, the
     dealer's table registry and the table feed."""
 
