@@ -50,6 +50,22 @@ class StreamRow:
     opened_at_ms: int
 
 
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    """What a restarted dealer needs to resume a table (or to reopen it once closed)
+    without reading its history; persisted with the batch that changes it."""
+
+    table_id: str
+    variant: str
+    client_seed: str
+    open: bool
+    shoe_id: str | None  # the current shoe (revealed already for per-hand variants)
+    shoe_count: int
+    hand_count: int
+    hand_id: str | None  # the unfinished hand
+    carry: dict[str, Any]
+
+
 @dataclass(slots=True)
 class Batch:
     events: list[Event] = field(default_factory=list)
@@ -57,6 +73,7 @@ class Batch:
     streams: list[StreamRow] = field(default_factory=list)
     secrets: list[tuple[str, bytes]] = field(default_factory=list)
     closed_hands: list[Hand] = field(default_factory=list)
+    tables: list[TableRow] = field(default_factory=list)  # the tables' state after it
 
     def extend(self, other: Batch) -> None:
         self.events += other.events
@@ -64,6 +81,10 @@ class Batch:
         self.streams += other.streams
         self.secrets += other.secrets
         self.closed_hands += other.closed_hands
+        self.tables += other.tables
+
+    def empty(self) -> bool:
+        return not (self.events or self.tables)
 
 
 @dataclass
@@ -118,6 +139,24 @@ class Table:
     hand: Hand | None = None
     carry: dict[str, Any] = field(default_factory=dict)  # the last closed hand's carry
 
+    def row(self, open_: bool = True) -> TableRow:
+        return TableRow(
+            self.table_id,
+            self.variant,
+            self.client_seed,
+            open_,
+            self.shoe.shoe_id if self.shoe else None,
+            self.shoe_count,
+            self.hand_count,
+            self.hand.hand_id if self.hand else None,
+            copy.deepcopy(self.carry),
+        )
+
+
+def hand_id_for(table_id: str, hand_no: int) -> str:
+    """A table's hands are numbered: ``<table>_h<n>``."""
+    return f"{table_id}_h{hand_no}"
+
 
 class Dealer:
     """All tables of one dealer process."""
@@ -138,6 +177,10 @@ class Dealer:
         self.seed_source = seed_source
         self.tables: dict[str, Table] = {}
         self.hands: dict[str, Hand] = {}
+        self.past_table: Callable[[str], TableRow | None] = lambda _table_id: None
+        """Where the dealer finds a table it does not hold (the store's registry): a
+        table open elsewhere cannot be opened again, a closed one is reopened with its
+        shoe and hand numbering continued."""
 
     # -- helpers ---------------------------------------------------------------------
     def table(self, table_id: str) -> Table:
@@ -165,12 +208,17 @@ class Dealer:
         if table_id in self.tables:
             raise AlreadyExists(f"table {table_id!r} is already open")
         eng = engine_for(variant)
+        past = self.past_table(table_id)
+        if past is not None and past.open:
+            raise AlreadyExists(f"table {table_id!r} is already open")
         per_hand = bool(eng.config.raw.get("shoe", {}).get("per_hand", True))
         t = Table(table_id, variant, client_seed or table_id, per_hand)
+        if past is not None:  # reopened: its ids go on where they stopped
+            t.shoe_count, t.hand_count = past.shoe_count, past.hand_count
         self.tables[table_id] = t
-        if per_hand:
-            return Batch()
-        return self._new_shoe(t)
+        b = Batch() if per_hand else self._new_shoe(t)
+        b.tables.append(t.row())
+        return b
 
     def _new_shoe(self, t: Table) -> Batch:
         cfg = engine_for(t.variant).config
@@ -232,6 +280,7 @@ class Dealer:
         if client_seed is not None:
             t.client_seed = client_seed
         b.extend(self._new_shoe(t))
+        b.tables.append(t.row())
         return b
 
     def close_table(self, table_id: str) -> Batch:
@@ -242,6 +291,7 @@ class Dealer:
         if t.shoe is not None and not t.shoe.revealed:
             b.extend(self._reveal(t.shoe))
         del self.tables[table_id]
+        b.tables.append(t.row(open_=False))
         return b
 
     # -- hands -----------------------------------------------------------------------
@@ -260,7 +310,7 @@ class Dealer:
             t.shoe is None or t.shoe.revealed or t.shoe.pos >= t.shoe.cut
         )
         hand_no = t.hand_count + 1
-        hand_id = f"{table_id}_h{hand_no}"
+        hand_id = hand_id_for(table_id, hand_no)
         payload: dict[str, Any] = {
             "variant": t.variant,
             "config_version": eng.config.version,
@@ -293,6 +343,7 @@ class Dealer:
         b.extend(hb)
         t.hand = hand
         self.hands[hand_id] = hand
+        b.tables.append(t.row())
         return hand_id, b
 
     def _flush(self, hand: Hand, signer: Signer) -> Batch:
@@ -418,6 +469,7 @@ class Dealer:
             del self.hands[hand.hand_id]
             if t.per_hand_shoe:
                 b.extend(self._reveal(hand.shoe))
+            b.tables.append(t.row())
         elif hand.writer.pending:
             b.extend(self._flush(hand, self.dealer))
         return b
@@ -425,54 +477,89 @@ class Dealer:
 
 def restore_table(
     dealer: Dealer,
+    row: TableRow,
     shoe_events: Sequence[Event],
-    server_seed: bytes,
+    server_seed: bytes | None,
     hands: Sequence[tuple[Sequence[Event], Sequence[Seal]]],
-    hand_count: int,
-    carry: Mapping[str, Any] | None = None,
 ) -> Table:
-    """Rebuild a table of a restarted dealer from its log: the current (unrevealed)
-    shoe's opening event and kept seed, and every hand dealt from that shoe. The shoe
-    position continues after the last dealt card; an unfinished hand is replayed through
-    its engine and continues where it stopped. ``carry`` is the last closed hand's
-    :meth:`Engine.carry` (from its ``hand.closed``), inherited by the next hand."""
-    if not shoe_events or shoe_events[0].type != g.SHOE_OPENED:
+    """Rebuild an open table of a restarted dealer from its registry ``row`` and a
+    bounded part of its log: the current shoe's events (none if it has no shoe yet),
+    that shoe's kept seed (``None`` when the shoe is revealed already: its seed is in
+    the reveal), and the table's latest hands (its last one or two; what the row's
+    unfinished hand and the last closed hand hold). The shoe continues after the last
+    card dealt and the last die rolled by those hands (a closed hand's
+    ``positions_used`` says where it left the shoe); the unfinished hand is replayed
+    through its engine and continues where it stopped."""
+    if not row.open:
+        raise InvalidInput(f"table {row.table_id} is closed")
+    eng = engine_for(row.variant)
+    per_hand = bool(eng.config.raw.get("shoe", {}).get("per_hand", True))
+    t = Table(row.table_id, row.variant, row.client_seed, per_hand)
+    t.shoe_count, t.hand_count, t.carry = row.shoe_count, row.hand_count, dict(row.carry)
+    if shoe_events:
+        t.shoe = _restore_shoe(shoe_events, server_seed, hands)
+    elif row.shoe_id is not None:
+        raise InvalidInput(f"table {row.table_id}: the log of shoe {row.shoe_id} is missing")
+    if row.hand_id is not None:
+        found = [(ev, se) for ev, se in hands if ev and ev[0].stream == row.hand_id]
+        if not found or t.shoe is None:
+            raise InvalidInput(f"table {row.table_id}: hand {row.hand_id} is not in the log")
+        events, seals = found[0]
+        if any(e.type == g.HAND_CLOSED for e in events):
+            raise InvalidInput(f"hand {row.hand_id} is closed in the log, open in the registry")
+        state = eng.replay(row.hand_id, [(e.type, e.payload) for e in events])
+        hand = Hand(
+            row.hand_id,
+            t.table_id,
+            t.shoe,
+            state,
+            StreamWriter.resume(events),
+            list(events),
+            list(seals),
+        )
+        t.hand = hand
+        dealer.hands[hand.hand_id] = hand
+    dealer.tables[t.table_id] = t
+    return t
+
+
+def _restore_shoe(
+    shoe_events: Sequence[Event],
+    server_seed: bytes | None,
+    hands: Sequence[tuple[Sequence[Event], Sequence[Seal]]],
+) -> Shoe:
+    if shoe_events[0].type != g.SHOE_OPENED:
         raise InvalidInput("a shoe log starts with shoe.opened")
-    if any(e.type == g.SHOE_REVEALED for e in shoe_events):
-        raise InvalidInput(f"shoe {shoe_events[0].stream} is already revealed")
     sp = shoe_events[0].payload
     c = fair.Commitment.from_shoe_opened(sp)
-    if fair.commitment(server_seed) != c.commitment:
+    revealed = next((e for e in shoe_events if e.type == g.SHOE_REVEALED), None)
+    if revealed is not None:
+        server_seed = bytes.fromhex(str(revealed.payload["server_seed"]))
+    if server_seed is None or fair.commitment(server_seed) != c.commitment:
         raise FairnessError(f"kept seed of {shoe_events[0].stream} does not match its commitment")
-    table_id, variant = str(sp["table"]), str(sp["variant"])
-    eng = engine_for(variant)
-    per_hand = bool(eng.config.raw.get("shoe", {}).get("per_hand", True))
     shoe = Shoe(
         shoe_events[0].stream,
         int(sp["shoe_no"]),
         server_seed,
         c,
-        fair.shuffle(c.deck, server_seed, c.client_seed, c.nonce),
+        [] if revealed else fair.shuffle(c.deck, server_seed, c.client_seed, c.nonce),
         StreamWriter.resume(shoe_events),
         cut=int(sp["cut"]),
-        hands=len(hands),
+        revealed=revealed is not None,
     )
-    t = Table(table_id, variant, c.client_seed, per_hand, shoe, shoe.shoe_no, hand_count)
-    t.carry = dict(carry or {})
-    for events, seals in hands:
+    for events, _ in hands:
+        if not events or events[0].payload.get("shoe") != shoe.shoe_id:
+            continue
+        shoe.hands = max(shoe.hands, int(events[0].payload.get("shoe_hand_no", 1)))
         for e in events:
             if e.type == g.CARD_DEALT:
                 for card in e.payload["cards"]:
                     shoe.pos = max(shoe.pos, int(card["pos"]) + 1)
             elif e.type == g.DICE_ROLLED:
                 shoe.rolls = max(shoe.rolls, int(e.payload["roll"]) + 1)
-        if not any(e.type == g.HAND_CLOSED for e in events):
-            hid = events[0].stream
-            state = eng.replay(hid, [(e.type, e.payload) for e in events])
-            hand = Hand(
-                hid, table_id, shoe, state, StreamWriter.resume(events), list(events), list(seals)
-            )
-            t.hand = hand
-            dealer.hands[hid] = hand
-    dealer.tables[table_id] = t
-    return t
+            elif e.type == g.HAND_CLOSED:
+                shoe.pos = max(shoe.pos, int(e.payload.get("positions_used", 0)))
+    if revealed is not None:
+        shoe.pos = int(revealed.payload.get("positions_used", shoe.pos))
+        shoe.hands = int(revealed.payload.get("hands", shoe.hands))
+    return shoe

@@ -1,10 +1,13 @@
 """The dealer service: the gateway-facing gRPC API over :class:`croupier.dealing.Dealer`.
 
 Every call is one atomic batch: validated by the game's engine, appended to the SQL event
-store (with the batch's seal) and only then acknowledged. A closed hand is published to
-JetStream as one message (all its events and seals) with ``Nats-Msg-Id = hand:<id>``:
-the message goes into the outbox in the same SQL transaction as the hand's last events,
-and the dealer's outbox relay publishes it; no gateway call waits on NATS.
+store (with the batch's seal and the table's registry row) and only then acknowledged. A
+closed hand is published to JetStream as one message (all its events and seals) with
+``Nats-Msg-Id = hand:<id>``: the message goes into the outbox in the same SQL transaction
+as the hand's last events, and the dealer's outbox relay publishes it; no gateway call
+waits on NATS. A restarted dealer resumes every open table from the registry and a
+bounded part of the log (:meth:`DealerCore.recover`); the table feed is read from the
+store (:mod:`croupier_services.feed`).
 """
 
 from __future__ import annotations
@@ -13,9 +16,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections import deque
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, TypeVar
 
 import grpc
@@ -25,43 +26,29 @@ from croupier import canonical, limits
 from croupier.bus import subjects, wire
 from croupier.bus.jetstream import Bus
 from croupier.bus.relay import OutboxRelay
-from croupier.dealing import Batch, Dealer, Hand, restore_table
+from croupier.dealing import Batch, Dealer, Hand, TableRow, hand_id_for, restore_table
 from croupier.errors import CroupierError, FieldRejected, NotFound, StaleSequence
 from croupier.events import Event
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
-from croupier.store import EventStore, Outbox, OutboxItem, RequestRecord, StreamInfo
+from croupier.store import EventStore, Outbox, OutboxItem, RequestRecord, StreamInfo, TableRecord
 from croupier.store import outbox as ob
 from croupier.store.requests import replay, request_hash
 from croupier_services import metrics
+from croupier_services.feed import FeedHub
 from croupier_services.grpc_util import abort, rpc
 from croupier_services.outboxes import relay_for
-from croupier_services.views import redact, to_pb
+from croupier_services.views import redact, redact_public, to_pb
+
+__all__ = ["DealerCore", "GatewayServicer", "redact_public", "turn_timeout_ms"]
 
 log = logging.getLogger("croupier.dealer")
-FEED_HISTORY = 10_000
 R = TypeVar("R", bound=Message)
 
 
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
-
-
-@dataclass
-class TableFeed:
-    """Public events of one table, numbered by a cursor, for StreamTableEvents."""
-
-    history: deque[tuple[int, Event]] = field(default_factory=lambda: deque(maxlen=FEED_HISTORY))
-    cursor: int = 0
-    waiters: set[asyncio.Queue[tuple[int, Event]]] = field(default_factory=set)
-
-    def push(self, e: Event) -> None:
-        self.cursor += 1
-        item = (self.cursor, e)
-        self.history.append(item)
-        for q in self.waiters:
-            q.put_nowait(item)
 
 
 class DealerCore:
@@ -72,10 +59,11 @@ class DealerCore:
         self.store = store
         self.bus = bus
         self.lock = asyncio.Lock()
-        self.feeds: dict[str, TableFeed] = {}
+        self.feed = FeedHub(store)
         self.last_move_ms: dict[str, int] = {}  # open hand -> when its last event was made
         self.relay: OutboxRelay = relay_for(store, lambda: self.bus, "dealer")
         self._resyncing: dict[str, asyncio.Task[None]] = {}
+        dealer.past_table = self.past_table
 
     async def expire(self, hand_id: str, source: str) -> Batch:
         """Play the rules' automatic move for the seat a hand waits on (托管); ``source``
@@ -98,7 +86,7 @@ class DealerCore:
                 if hand is None:
                     continue
                 limit = turn_timeout_ms(hand.state.variant)
-                if limit is None or now_ms - self.last_move_ms.get(hid, now_ms) < limit:
+                if limit is None or now_ms - self.last_move_ms.setdefault(hid, now_ms) < limit:
                     continue
                 if engine_for(hand.state.variant).auto_action(hand.state) is None:
                     continue
@@ -117,84 +105,114 @@ class DealerCore:
                 await asyncio.wait_for(stop.wait(), tick_s)
 
     async def recover(self, republish_window_ms: int = 86_400_000) -> tuple[int, int]:
-        """After a restart: rebuild every table whose current shoe is not revealed (its
-        position and any unfinished hand), and republish hands closed within the window
-        that never got an outcome (the publish after commit may have been lost). Returns
-        (tables restored, hands republished)."""
+        """After a restart: resume every open table from the registry (its row, its
+        current shoe and its last one or two hands; nothing else of its history), and
+        republish hands closed within the window that never got an outcome (the publish
+        after commit may have been lost). Returns (tables restored, hands republished).
+        What it reads grows with the open tables and the unanswered hands, not with the
+        log."""
         tables = 0
-        after: str | None = None
-        latest: dict[str, StreamInfo] = {}
-        while rows := self.store.list_streams(kind="shoe", after_stream_id=after, limit=1000):
-            for r in rows:
-                cur = latest.get(r.table_id)
-                if cur is None or r.opened_at_ms >= cur.opened_at_ms:
-                    latest[r.table_id] = r
-            after = rows[-1].stream_id
-        for info in latest.values():
-            if self._restore(info):
-                tables += 1
-        since = self.dealer.clock_ms() - republish_window_ms
-        pending = []
-        recent = self._all(kind="hand", since_ms=since)
-        ids = [r.stream_id for r in recent]
+        page: list[TableRecord] = []
+        for rec in self.store.open_tables():
+            page.append(rec)
+            if len(page) == 500:
+                tables += self._restore_all(page)
+                page = []
+        tables += self._restore_all(page)
+        republished = await self.republish(self.dealer.clock_ms() - republish_window_ms)
+        if tables or republished:
+            log.info("recovered %d tables, republished %d hands", tables, republished)
+        return tables, republished
+
+    async def republish(self, since_ms: int) -> int:
+        """Publish again the hands opened since ``since_ms`` whose log ends in
+        ``hand.closed`` (no rule service has answered them)."""
+        waiting = self.store.closed_hands_without_outcome(since_ms)
+        if not waiting:
+            return 0
+        ids = [r.stream_id for r in waiting]
         loaded = self.store.read_streams(ids)
         seals = self.store.seals_for_streams(ids)
-        for r in recent:
-            ev = loaded.get(r.stream_id, [])
-            if ev and ev[-1].type == g.HAND_CLOSED:
-                pending.append((r, ev, seals.get(r.stream_id, [])))
-        if pending:  # through the outbox: a start never waits on NATS
-            Outbox(self.store.engine).enqueue(
-                [
-                    OutboxItem(
-                        "dealer",
-                        subjects.subject("hand", r.variant, r.table_id),
-                        f"hand:{r.stream_id}",
-                        wire.encode("hand", ev, se),
-                    )
-                    for r, ev, se in pending
-                ],
-                self.dealer.clock_ms(),
-            )
-            self.relay.kick()
-        if tables or pending:
-            log.info("recovered %d tables, republished %d hands", tables, len(pending))
-        return tables, len(pending)
-
-    def _restore(self, shoe: StreamInfo) -> bool:
-        """Rebuild one table from its latest shoe, unless that shoe is revealed."""
-        shoe_events = self.store.read_stream(shoe.stream_id)
-        if any(e.type == g.SHOE_REVEALED for e in shoe_events):
-            return False
-        hand_rows = self._all(kind="hand", table_id=shoe.table_id)
-        own = [h.stream_id for h in hand_rows if h.shoe_id == shoe.stream_id]
-        events = self.store.read_streams(own)
-        seals = self.store.seals_for_streams(own)
-        hands = sorted(
-            ((events[h], seals.get(h, [])) for h in own if events.get(h)),
-            key=lambda x: int(x[0][0].payload["hand_no"]),
+        # through the outbox: a start never waits on NATS (the stream's duplicate window
+        # and the consumers' idempotency absorb a hand that was in fact delivered)
+        Outbox(self.store.engine).enqueue(
+            [
+                OutboxItem(
+                    "dealer",
+                    subjects.subject("hand", r.variant, r.table_id),
+                    f"hand:{r.stream_id}",
+                    wire.encode("hand", loaded[r.stream_id], seals.get(r.stream_id, [])),
+                )
+                for r in waiting
+            ],
+            self.dealer.clock_ms(),
         )
-        # hand ids are "<table>_h<n>": the table's hand count without reading every hand
-        hand_count = max((int(h.stream_id.rsplit("_h", 1)[1]) for h in hand_rows), default=0)
-        restore_table(
-            self.dealer,
-            shoe_events,
-            self.store.get_secret(shoe.stream_id),
-            hands,
-            hand_count,
-            self._last_carry(hand_rows),
-        )
-        return True
+        self.relay.kick()
+        return len(waiting)
 
-    def _last_carry(self, hand_rows: list[StreamInfo]) -> dict[str, Any]:
-        """The carry of the table's last closed hand (what its next hand inherits)."""
-        latest = sorted(hand_rows, key=lambda h: int(h.stream_id.rsplit("_h", 1)[1]))[-2:]
-        events = self.store.read_streams([h.stream_id for h in latest])
-        for h in reversed(latest):
-            ev = events.get(h.stream_id, [])
-            if ev and ev[-1].type == g.HAND_CLOSED:
-                return dict(ev[-1].payload.get("carry", {}))
-        return {}
+    def _restore_all(self, records: Sequence[TableRecord]) -> int:
+        """Rebuild a page of open tables with a few batched reads."""
+        if not records:
+            return 0
+        wanted: list[str] = []
+        for r in records:
+            if r.shoe_id:
+                wanted.append(r.shoe_id)
+            wanted += [hand_id_for(r.table_id, n) for n in (r.hand_count, r.hand_count - 1) if n]
+        logs = self.store.read_streams(wanted)
+        open_hands = [r.hand_id for r in records if r.hand_id]
+        seals = self.store.seals_for_streams(open_hands) if open_hands else {}
+        for r in records:
+            shoe_events = logs.get(r.shoe_id, []) if r.shoe_id else []
+            revealed = any(e.type == g.SHOE_REVEALED for e in shoe_events)
+            seed = self.store.get_secret(r.shoe_id) if r.shoe_id and not revealed else None
+            hands = [
+                (logs.get(h, []), seals.get(h, []))
+                for h in (hand_id_for(r.table_id, n) for n in (r.hand_count - 1, r.hand_count))
+                if logs.get(h)
+            ]
+            t = restore_table(self.dealer, self._row(r), shoe_events, seed, hands)
+            if t.hand is not None:
+                # the turn clock of a restored hand runs from its last sealed event
+                last = max((s.sealed_at_ms for s in t.hand.seals), default=None)
+                self.last_move_ms[t.hand.hand_id] = (
+                    last if last is not None else self.dealer.clock_ms()
+                )
+        return len(records)
+
+    def past_table(self, table_id: str) -> TableRow | None:
+        """The registry's row of a table this dealer does not hold (see
+        :attr:`Dealer.past_table`)."""
+        rec = self.store.get_table(table_id)
+        return None if rec is None else self._row(rec)
+
+    @staticmethod
+    def _row(r: TableRecord) -> TableRow:
+        return TableRow(
+            r.table_id,
+            r.variant,
+            r.client_seed,
+            r.open,
+            r.shoe_id,
+            r.shoe_count,
+            r.hand_count,
+            r.hand_id,
+            dict(r.carry),
+        )
+
+    def _record(self, r: TableRow) -> TableRecord:
+        return TableRecord(
+            r.table_id,
+            r.variant,
+            r.client_seed,
+            "open" if r.open else "closed",
+            r.shoe_id,
+            r.shoe_count,
+            r.hand_count,
+            r.hand_id,
+            dict(r.carry),
+            self.dealer.clock_ms(),
+        )
 
     def resync(self, table_id: str) -> None:
         """Forget a table's in-memory state and rebuild it from the store: after a failed
@@ -202,9 +220,10 @@ class DealerCore:
         t = self.dealer.tables.pop(table_id, None)
         if t is not None and t.hand is not None:
             self.dealer.hands.pop(t.hand.hand_id, None)
-        shoes = self._all(kind="shoe", table_id=table_id)
-        if shoes:
-            self._restore(max(shoes, key=lambda r: (r.opened_at_ms, r.stream_id)))
+            self.last_move_ms.pop(t.hand.hand_id, None)
+        rec = self.store.get_table(table_id)
+        if rec is not None and rec.open:
+            self._restore_all([rec])
 
     def _resync_later(self, table_id: str, max_backoff_s: float = 5.0) -> None:
         """Retry :meth:`resync` in the background until the store answers (the table
@@ -231,20 +250,14 @@ class DealerCore:
 
         self._resyncing[table_id] = asyncio.get_running_loop().create_task(retry())
 
-    def _all(self, **filters: Any) -> list[StreamInfo]:
-        out: list[StreamInfo] = []
-        after: str | None = None
-        while rows := self.store.list_streams(after_stream_id=after, limit=1000, **filters):
-            out += rows
-            after = rows[-1].stream_id
-        return out
-
     def persist(self, b: Batch, request: RequestRecord | None = None) -> None:
-        """One transaction: the batch's secrets, events and seals, and the gateway call's
-        request record (its stored result) when the call has a request id."""
-        if not b.events and request is None:
+        """One transaction: the batch's table rows, secrets, events and seals, its closed
+        hands' outbox rows, and the gateway call's request record (its stored result)
+        when the call has a request id."""
+        if b.empty() and request is None:
             return
         with self.store.transaction() as tx:
+            tx.put_tables([self._record(r) for r in b.tables])
             for sid, seed in b.secrets:
                 tx.put_secret(sid, seed, self.dealer.clock_ms())
             if b.events:
@@ -292,11 +305,7 @@ class DealerCore:
             except Exception:  # the store is down: rebuild the table when it is back
                 self._resync_later(table_id)
             raise
-        feed = self.feeds.setdefault(table_id, TableFeed())
-        t = self.dealer.tables.get(table_id)
-        private = engine_for(t.variant).private_args if t is not None else None
-        for e in redact_public(b.events, private):
-            feed.push(e)
+        self.feed.notify()
         now = self.dealer.clock_ms()
         for e in b.events:
             if e.stream in self.dealer.hands:
@@ -318,23 +327,6 @@ def turn_timeout_ms(variant: str) -> int | None:
     t = engine_for(variant).config.raw.get("timeouts", {})
     v = t.get("turn_ms") if isinstance(t, dict) else None
     return int(v) if v is not None else None
-
-
-def redact_public(
-    events: list[Event], private: Callable[[str], frozenset[str]] | None = None
-) -> list[Event]:
-    """Events whose public form is the event itself; face-down cards and actions with
-    private arguments (``private``: :meth:`Engine.private_args`) are withheld from the
-    live feed entirely (a seat sees its own through GetHandView)."""
-    out = []
-    for e in events:
-        if e.type == g.CARD_DEALT and not all(c.get("up", True) for c in e.payload["cards"]):
-            continue
-        hidden = private(str(e.payload.get("action"))) if private is not None else frozenset()
-        if e.type == g.ACTION_TAKEN and hidden & set(e.payload.get("args", {})):
-            continue
-        out.append(e)
-    return out
 
 
 async def prune_request_ids(
@@ -703,41 +695,29 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
     async def StreamTableEvents(
         self, request: gateway_pb2.StreamTableEventsRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[gateway_pb2.StreamTableEventsResponse]:
+        """The table's public events from the store, resumable by cursor (a store
+        position) at any dealer sharing the store; see :mod:`croupier_services.feed`."""
         try:
             limits.table_id(request.table_id)
             if request.WhichOneof("start") == "after_seq":
                 limits.check_int("after_seq", request.after_seq, 0, 2**63 - 1)
         except FieldRejected as e:
             await abort(context, grpc.StatusCode.INVALID_ARGUMENT, e.reason, e.message, e.details())
-        if request.table_id not in self.dealer.tables and request.table_id not in self.core.feeds:
+        table_id = request.table_id
+        if table_id not in self.dealer.tables and not self.core.store.table_known(table_id):
             await abort(
                 context,
                 grpc.StatusCode.NOT_FOUND,
                 "not_found",
-                f"not_found: table {request.table_id!r} is not open",
+                f"not_found: table {table_id!r} is not open",
             )
-        feed = self.core.feeds.setdefault(request.table_id, TableFeed())
-        q: asyncio.Queue[tuple[int, Event]] = asyncio.Queue()
         start = request.WhichOneof("start")
-        after = (
-            feed.cursor
-            if start == "from_now"
-            else (request.after_seq if start == "after_seq" else 0)
-        )
-        for cur, e in list(feed.history):
-            if cur > after:
-                q.put_nowait((cur, e))
-        feed.waiters.add(q)
+        if start == "after_seq" and request.after_seq < 0:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "after_seq must be >= 0")
+        after = None if start == "from_now" else (request.after_seq if start else 0)
         metrics.GRPC_REQUESTS.labels("StreamTableEvents", "OK").inc()
-        try:
-            while True:
-                cur, e = await q.get()
-                if cur <= after:
-                    continue
-                after = cur
-                yield gateway_pb2.StreamTableEventsResponse(event=to_pb(e), cursor=cur)
-        finally:
-            feed.waiters.discard(q)
+        async for pos, e in self.core.feed.follow(table_id, after):
+            yield gateway_pb2.StreamTableEventsResponse(event=to_pb(e), cursor=pos)
 
     @rpc("CloseTable")
     async def CloseTable(

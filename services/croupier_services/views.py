@@ -61,6 +61,23 @@ def redact(
     return out
 
 
+def redact_public(
+    events: list[Event], private: Callable[[str], frozenset[str]] | None = None
+) -> list[Event]:
+    """Events whose public form is the event itself; face-down cards and actions with
+    private arguments (``private``: :meth:`Engine.private_args`) are withheld from the
+    table feed entirely (a seat sees its own through GetHandView)."""
+    out = []
+    for e in events:
+        if e.type == g.CARD_DEALT and not all(c.get("up", True) for c in e.payload["cards"]):
+            continue
+        hidden = private(str(e.payload.get("action"))) if private is not None else frozenset()
+        if e.type == g.ACTION_TAKEN and hidden & set(e.payload.get("args", {})):
+            continue
+        out.append(e)
+    return out
+
+
 def to_pb(e: Event, payload_json: str | None = None) -> envelope_pb2.Event:
     return envelope_pb2.Event(
         stream=e.stream,

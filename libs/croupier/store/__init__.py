@@ -14,9 +14,10 @@ Modules:
 * :mod:`~croupier.store.events`, :mod:`~croupier.store.ledger`,
   :mod:`~croupier.store.settlements`, :mod:`~croupier.store.keys`,
   :mod:`~croupier.store.secrets`, :mod:`~croupier.store.outbox` (the transactional
-  outbox and dead letters), :mod:`~croupier.store.requests` (gateway request ids) —
-  each table group's operations, as functions on a
-  connection plus a facade class;
+  outbox and dead letters), :mod:`~croupier.store.requests` (gateway request ids),
+  :mod:`~croupier.store.tables` (the dealer's table registry),
+  :mod:`~croupier.store.feed` (the table feed) — each table group's operations, as
+  functions on a connection plus a facade class;
 * :mod:`~croupier.store.core` — :class:`Store` (also exported as ``EventStore``) and
   :class:`UnitOfWork`;
 * :mod:`~croupier.store.check` — ``python -m croupier.store.check``: one migration
@@ -35,6 +36,7 @@ from croupier.store.db import (
     normalise_url,
 )
 from croupier.store.events import AppendResult, EventLog, LogEntry, StreamInfo, StreamKind
+from croupier.store.feed import FeedEntry, Horizon, TableFeed
 from croupier.store.keys import KeyStore
 from croupier.store.ledger import (
     ESCROW,
@@ -54,6 +56,7 @@ from croupier.store.outbox import DeadLetter, Outbox, OutboxItem, OutboxRow, Out
 from croupier.store.requests import RequestRecord, RequestStore
 from croupier.store.secrets import SecretStore
 from croupier.store.settlements import Settlement, SettlementStore
+from croupier.store.tables import TableRecord, TableRegistry
 
 __all__ = [
     "ESCROW",
@@ -61,6 +64,8 @@ __all__ = [
     "DeadLetter",
     "EventLog",
     "EventStore",
+    "FeedEntry",
+    "Horizon",
     "KeyStore",
     "Ledger",
     "LedgerRecord",
@@ -80,6 +85,9 @@ __all__ = [
     "Store",
     "StreamInfo",
     "StreamKind",
+    "TableFeed",
+    "TableRecord",
+    "TableRegistry",
     "TxKind",
     "UnitOfWork",
     "check_postings",

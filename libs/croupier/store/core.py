@@ -31,14 +31,17 @@ from croupier.store import ledger as _ledger
 from croupier.store import requests as _requests
 from croupier.store import secrets as _secrets
 from croupier.store import settlements as _settlements
+from croupier.store import tables as _tables
 from croupier.store.db import create_engine, migrate
 from croupier.store.events import AppendResult, EventLog, StreamInfo
+from croupier.store.feed import TableFeed
 from croupier.store.keys import KeyStore
 from croupier.store.ledger import Ledger, LedgerRecord, LedgerTx, TxKind
 from croupier.store.reports import ReportReads
 from croupier.store.requests import RequestRecord, RequestStore
 from croupier.store.secrets import SecretStore
 from croupier.store.settlements import Settlement, SettlementStore
+from croupier.store.tables import TableRecord, TableRegistry
 
 
 class UnitOfWork:
@@ -132,9 +135,27 @@ class UnitOfWork:
         return _requests.get_request(self.connection, request_id)
 
 
-class Store(EventLog, Ledger, SettlementStore, KeyStore, SecretStore, ReportReads, RequestStore):
-    """The system of record: event log, ledger, settlements, keys, dealer secrets and
-    gateway request records."""
+    # the dealer's table registry
+    def put_tables(self, tables: Sequence[TableRecord]) -> int:
+        return _tables.put_tables(self.connection, tables)
+
+    def get_table(self, table_id: str) -> TableRecord | None:
+        return _tables.get_table(self.connection, table_id)
+
+
+class Store(
+    EventLog,
+    Ledger,
+    SettlementStore,
+    KeyStore,
+    SecretStore,
+    ReportReads,
+    RequestStore,
+    TableRegistry,
+    TableFeed,
+):
+    """The system of record: event log, ledger, settlements, keys, dealer secrets,
+    gateway request records, the dealer's table registry and the table feed."""
 
     @classmethod
     def open(cls, url: str, *, upgrade: bool = False, schema: str | None = None) -> Store:

@@ -20,8 +20,9 @@ recomputed here and seal signatures are not verified: the auditor does that
 one event per ``(stream, seq)``, and links each appended event to its stored
 predecessor.
 
-``global_pos`` numbers events in insertion order for :func:`tail`. On PostgreSQL,
-positions are allocated before commit, so a reader tailing close behind concurrent
+``global_pos`` numbers events in insertion order for :func:`tail`; each event row also
+keeps its stream's table (``table_id``) for the table feed (:mod:`croupier.store.feed`).
+On PostgreSQL, positions are allocated before commit, so a reader tailing close behind concurrent
 writers may see a later position before an earlier one commits; tailers that need
 every event should stay a little behind the head or re-read a small window.
 """
@@ -160,8 +161,9 @@ def _chunks(items: Sequence[Any], size: int = CHUNK) -> Iterator[Sequence[Any]]:
         yield items[i : i + size]
 
 
-def _event_row(e: Event) -> dict[str, Any]:
+def _event_row(e: Event, table_id: str) -> dict[str, Any]:
     return {
+        "table_id": table_id,
         "stream_id": e.stream,
         "seq": e.seq,
         "type": e.type,
@@ -402,7 +404,10 @@ def append(
                 if new_streams:
                     conn.execute(_S.insert(), [_stream_row(s) for s in new_streams])
                 if new_events:
-                    conn.execute(_E.insert(), [_event_row(e) for e in new_events])
+                    conn.execute(
+                        _E.insert(),
+                        [_event_row(e, states[e.stream].info.table_id) for e in new_events],
+                    )
                 if new_seals:
                     conn.execute(_SEALS.insert(), [_seal_row(s) for s in new_seals])
                     conn.execute(
@@ -528,6 +533,28 @@ def list_streams(
     return [_row_stream(r) for r in conn.execute(q)]
 
 
+def closed_hands_query(since_ms: int) -> sa.Select[Any]:
+    """Hands opened since ``since_ms`` whose last event is ``hand.closed``: a range of
+    the ``opened_at_ms`` index, and per hand one seek for its head in the
+    (``stream_id``, ``seq``) index."""
+    head = (
+        sa.select(sa.func.max(_E.c.seq))
+        .where(_E.c.stream_id == _S.c.stream_id)
+        .correlate(_S)
+        .scalar_subquery()
+    )
+    return (
+        sa.select(_S)
+        .join(_E, sa.and_(_E.c.stream_id == _S.c.stream_id, _E.c.seq == head))
+        .where(_S.c.opened_at_ms >= since_ms, _S.c.kind == "hand", _E.c.type == "hand.closed")
+        .order_by(_S.c.opened_at_ms)
+    )
+
+
+def closed_hands_without_outcome(conn: Connection, since_ms: int) -> list[StreamInfo]:
+    return [_row_stream(r) for r in conn.execute(closed_hands_query(since_ms))]
+
+
 def count_events(conn: Connection, stream_id: str | None = None) -> int:
     q = sa.select(sa.func.count()).select_from(_E)
     if stream_id is not None:
@@ -620,6 +647,11 @@ class EventLog(Database):
                 after_stream_id=after_stream_id,
                 limit=limit,
             )
+
+    def closed_hands_without_outcome(self, since_ms: int) -> list[StreamInfo]:
+        """Hands opened since ``since_ms`` that are closed and have no outcome yet."""
+        with self._read() as conn:
+            return closed_hands_without_outcome(conn, since_ms)
 
     def count_events(self, stream_id: str | None = None) -> int:
         with self._read() as conn:

@@ -97,9 +97,13 @@ events = Table(
     Column("prev_hash", Bytes(HASH_LEN), nullable=False),
     Column("hash", Bytes(HASH_LEN), nullable=False),
     Column("payload", Bytes, nullable=False),
+    # the table of the event's stream, copied at append so the table feed reads one
+    # index range (``table_id``, ``global_pos``) instead of the table's whole history
+    Column("table_id", String(ID_LEN), nullable=True),
     UniqueConstraint("stream_id", "seq"),
     UniqueConstraint("hash"),
     CheckConstraint("seq >= 0", name="seq"),
+    Index(None, "table_id", "global_pos"),
 )
 
 seals = Table(
@@ -138,6 +142,26 @@ dealer_secrets = Table(
     Column("shoe_id", String(ID_LEN), primary_key=True),
     Column("server_seed", Bytes, nullable=False),
     Column("created_at_ms", BigInteger, nullable=False),
+)
+
+dealer_tables = Table(
+    "dealer_tables",
+    metadata,
+    # One row per table the dealer ever opened: what a restarted dealer needs to resume
+    # it (or to reopen it after CloseTable), written in the same transaction as the
+    # table's events. A derived index of the log, not part of it: it is updated in place.
+    Column("table_id", String(ID_LEN), primary_key=True),
+    Column("variant", String(64), nullable=False),
+    Column("client_seed", Text, nullable=False),
+    Column("status", String(8), nullable=False),
+    Column("shoe_id", String(ID_LEN), nullable=True),  # the current (or last) shoe
+    Column("shoe_count", Integer, nullable=False),
+    Column("hand_count", Integer, nullable=False),
+    Column("hand_id", String(ID_LEN), nullable=True),  # the unfinished hand, if any
+    Column("carry", Bytes, nullable=False),  # canonical JSON: the next hand's carry
+    Column("updated_at_ms", BigInteger, nullable=False),
+    CheckConstraint("status IN ('open', 'closed')", name="status"),
+    Index(None, "status", "table_id"),
 )
 
 ledger_transactions = Table(

@@ -230,10 +230,10 @@ def test_a_restarted_dealer_resumes_a_hand_after_its_dice_and_tiles(variant: str
     fresh = Dealer(DEALER, GATEWAY, clock_ms=lambda: T0 + 10**7, seed_source=lambda: bytes(32))
     t = restore_table(
         fresh,
+        run.dealer.table("t1").row(),  # the registry row the dealer persisted
         shoe_log.events,
         hand.shoe.server_seed,
         [(hand_log.events, hand_log.seals)],
-        hand_count=1,
     )
     assert t.hand is not None and t.hand.state == hand.state
     assert t.hand.shoe.rolls == max(rolls) + 1

@@ -184,7 +184,10 @@ class GatewayServiceServicer:
     """
 
     def OpenTable(self, request, context):
-        """Opens a table for a variant and its first shoe (or seed commitment).
+        """Opens a table for a variant and its first shoe (or seed commitment). ALREADY_EXISTS
+        while the table is open. A closed table may be opened again (with any variant): its
+        shoe and hand numbers go on after the last ones it used, so no id is ever reused.
+        Open tables survive a dealer restart (idle or mid-hand, every variant).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -244,7 +247,11 @@ class GatewayServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def StreamTableEvents(self, request, context):
-        """Streams a table's public (redacted) events.
+        """Streams a table's public (redacted) events from the event store: the dealer's, the
+        rule service's hand.outcome and settlement's hand.settled, in the order they were
+        stored. The stream does not end; it is resumable by cursor (see
+        StreamTableEventsResponse.cursor). NOT_FOUND for a table never opened; a closed
+        table's feed can still be read.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
