@@ -24,7 +24,7 @@ from croupier.history import render
 from croupier.history.phh import to_phh
 from croupier.pb.croupier.v1 import audit_pb2
 from croupier_services import cli, reporting
-from croupier_services.demo import Progress, play_table
+from croupier_services.demo import GrpcTables, Progress, Refusals, play_table
 
 from .harness import Cluster, ClusterFactory, unique_table
 
@@ -50,7 +50,15 @@ async def play(c: Cluster) -> None:
         for _ in range(TABLES):
             table = unique_table(v.replace(".", "_")[:12])
             await play_table(
-                c.gw, v, table, 4, HANDS, random.Random(rng.random()), progress, staked
+                GrpcTables(c.gw),
+                v,
+                table,
+                4,
+                HANDS,
+                random.Random(rng.random()),
+                progress,
+                staked,
+                Refusals(),
             )
     await c.wait_settled(len(GAMES) * TABLES * HANDS, timeout_s=120)
 

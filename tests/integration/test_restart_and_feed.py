@@ -34,7 +34,7 @@ from croupier.pb.croupier.v1 import (
 )
 from croupier_services.audit import AuditServicer
 from croupier_services.dealer import DealerCore, GatewayServicer
-from croupier_services.demo import Progress, play_table
+from croupier_services.demo import GrpcTables, Progress, Refusals, play_table
 from croupier_services.settlement import SettlementServicer
 from croupier_services.views import redact_public
 
@@ -104,8 +104,10 @@ async def test_tables_of_every_variant_survive_a_restart_and_closed_ones_reopen(
     closed = {v: unique_table("c" + v.replace(".", "_")[:16]) for v in games}
     for v in games:
         # a table that played a hand and waits, idle, for the next; and a closed one
-        await play_table(KeepTablesOpen(c.gw), v, idle[v], 4, 1, rng, progress, staked)  # type: ignore[arg-type]
-        await play_table(c.gw, v, closed[v], 4, 1, rng, progress, staked)
+        await play_table(
+            GrpcTables(KeepTablesOpen(c.gw)), v, idle[v], 4, 1, rng, progress, staked, Refusals()
+        )
+        await play_table(GrpcTables(c.gw), v, closed[v], 4, 1, rng, progress, staked, Refusals())
     before = {v: c.core.dealer.table(idle[v]).row() for v in games}
 
     tables, _ = await restart_dealer(c)
@@ -117,8 +119,18 @@ async def test_tables_of_every_variant_survive_a_restart_and_closed_ones_reopen(
         assert await code_of(open_again) == grpc.StatusCode.ALREADY_EXISTS
     for v in games:
         # the idle table goes on; the closed one reopens with its numbering continued
-        await play_table(KeepTablesOpen(c.gw, reuse=True), v, idle[v], 4, 1, rng, progress, staked)  # type: ignore[arg-type]
-        await play_table(c.gw, v, closed[v], 4, 1, rng, progress, staked)
+        await play_table(
+            GrpcTables(KeepTablesOpen(c.gw, reuse=True)),
+            v,
+            idle[v],
+            4,
+            1,
+            rng,
+            progress,
+            staked,
+            Refusals(),
+        )
+        await play_table(GrpcTables(c.gw), v, closed[v], 4, 1, rng, progress, staked, Refusals())
     await c.wait_settled(4 * len(games), timeout_s=240)
     for v in games:  # closing reveals the shoes still in play: every hand audits in full
         await c.gw.CloseTable(gateway_pb2.CloseTableRequest(table_id=idle[v]))

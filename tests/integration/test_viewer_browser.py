@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from croupier_services.demo import Progress, play_table
+from croupier_services.demo import GrpcTables, Progress, Refusals, play_table
 from croupier_services.viewer import Viewer
 
 from .harness import Cluster, ClusterFactory, unique_table
@@ -124,7 +124,17 @@ async def play(c: Cluster) -> None:
     progress = Progress(len(GAMES) * 2, "")
     for v in GAMES:
         table = unique_table(v.replace(".", "_")[:12])
-        await play_table(c.gw, v, table, 4, 2, random.Random(rng.random()), progress, staked)
+        await play_table(
+            GrpcTables(c.gw),
+            v,
+            table,
+            4,
+            2,
+            random.Random(rng.random()),
+            progress,
+            staked,
+            Refusals(),
+        )
     await c.wait_settled(len(GAMES) * 2, timeout_s=120)
 
 
