@@ -11,8 +11,10 @@ Messages are cut at :data:`MAX_MESSAGE` characters.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
@@ -147,3 +149,64 @@ async def add_health_and_reflection(
         [*service_names, health.SERVICE_NAME, reflection.SERVICE_NAME], server
     )
     return hs
+
+
+class MetricsInterceptor(grpc.aio.ServerInterceptor):
+    """Every RPC of a server (health and reflection included), timed and counted with
+    the standard gRPC server metric names (``grpc_server_handled_total`` and
+    ``grpc_server_handling_seconds`` by service, method, type and code), so the usual
+    gRPC dashboards and latency SLOs apply as they are."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        if handler is None:
+            return handler
+        service, _, method = str(details.method).lstrip("/").rpartition("/")
+        if handler.unary_unary is not None:
+            inner_uu = handler.unary_unary
+
+            async def unary_unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                t0 = time.perf_counter()
+                code = "OK"
+                try:
+                    return await inner_uu(request, context)
+                except BaseException as e:
+                    code = _code_of(context, e)
+                    raise
+                finally:
+                    _observe(service, method, "unary", code, t0)
+
+            return handler._replace(unary_unary=unary_unary)  # type: ignore[attr-defined,no-any-return]
+        if handler.unary_stream is not None:
+            inner_us = handler.unary_stream
+
+            async def unary_stream(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                t0 = time.perf_counter()
+                code = "OK"
+                try:
+                    async for item in inner_us(request, context):
+                        yield item
+                except BaseException as e:
+                    code = _code_of(context, e)
+                    raise
+                finally:
+                    _observe(service, method, "server_stream", code, t0)
+
+            return handler._replace(unary_stream=unary_stream)  # type: ignore[attr-defined,no-any-return]
+        return handler
+
+
+def _code_of(context: grpc.aio.ServicerContext, err: BaseException) -> str:
+    if isinstance(err, asyncio.CancelledError):
+        return "CANCELLED"
+    code = context.code() if isinstance(err, grpc.aio.AbortError) else None
+    return code.name if isinstance(code, grpc.StatusCode) else "UNKNOWN"
+
+
+def _observe(service: str, method: str, kind: str, code: str, t0: float) -> None:
+    metrics.GRPC_HANDLED.labels(service, method, kind, code).inc()
+    metrics.GRPC_HANDLING.labels(service, method, kind).observe(time.perf_counter() - t0)

@@ -42,6 +42,17 @@ TURN_TIMEOUTS = Counter(
     "Turns the dealer played automatically after the player timed out",
     ["variant", "source"],
 )
+GRPC_HANDLED = Counter(
+    "grpc_server_handled_total",
+    "RPCs completed on the server, by status code",
+    ["grpc_service", "grpc_method", "grpc_type", "grpc_code"],
+)
+GRPC_HANDLING = Histogram(
+    "grpc_server_handling_seconds",
+    "Server-side handling time of an RPC (to the end of its stream for a stream)",
+    ["grpc_service", "grpc_method", "grpc_type"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
 GRPC_REQUESTS = Counter("croupier_grpc_requests_total", "gRPC calls", ["method", "code"])
 REDELIVERIES = Counter(
     "croupier_redeliveries_total", "Messages delivered more than once", ["service"]

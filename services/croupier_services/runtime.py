@@ -26,7 +26,7 @@ from croupier_services import metrics
 from croupier_services.audit import AuditServicer
 from croupier_services.consumer import ConsumerLoop
 from croupier_services.dealer import DealerCore, GatewayServicer, prune_request_ids
-from croupier_services.grpc_util import add_health_and_reflection
+from croupier_services.grpc_util import MetricsInterceptor, add_health_and_reflection
 from croupier_services.health import HealthMonitor
 from croupier_services.keys import init_keys
 from croupier_services.rules import RulesService
@@ -109,7 +109,7 @@ class Node:
         self.store = open_store(self.database_url)
         signers = load_signers(self.store, self.keys_dir)
         served: list[str] = []
-        self.server = grpc.aio.server()
+        self.server = grpc.aio.server(interceptors=[MetricsInterceptor()])
         if "dealer" in self.roles:
             self.core = DealerCore(
                 Dealer(signers["dealer"], signers["gateway"], clock_ms=now_ms),

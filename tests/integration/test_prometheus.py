@@ -51,6 +51,9 @@ VARIABLES = {
 # (Alerts about absent replicas or targets of other jobs are about the compose stack's
 # job names; this Prometheus scrapes one job.)
 QUIET_EXEMPT = {"CroupierRulesNoReplicas"}
+# A burst of demo hands on a busy two-core machine can hold settlement's p99 above its
+# threshold for a while: that alert may be pending (its `for` is 5 minutes), never firing.
+LOAD_DEPENDENT = {"CroupierSettlementLatencyHigh"}
 
 # Panels that select only failures (a status code other than OK, ...): a healthy demo
 # gives them no series at all, which Grafana shows as "No data".
@@ -222,7 +225,11 @@ def test_every_alert_evaluates_and_a_healthy_cluster_is_quiet(prometheus: str) -
     loud = [
         f"{r['name']} ({r['state']})"
         for r in rules
-        if r.get("state") in ("pending", "firing") and r["name"] not in QUIET_EXEMPT
+        if r["name"] not in QUIET_EXEMPT
+        and (
+            r.get("state") == "firing"
+            or (r.get("state") == "pending" and r["name"] not in LOAD_DEPENDENT)
+        )
     ]
     assert not loud, loud
 
