@@ -19,15 +19,17 @@ from typing import Any
 import grpc
 
 from croupier import canonical
+from croupier.auth import SeatTokens, current_identity
 from croupier.bus import subjects, wire
 from croupier.bus.jetstream import Bus
 from croupier.dealing import Batch, Dealer, Hand, restore_table
-from croupier.errors import CroupierError, InvalidInput, NotFound
+from croupier.errors import CroupierError, InvalidInput, NotFound, Unauthenticated
 from croupier.events import Event
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
 from croupier.store import EventStore, StreamInfo
+from croupier.store.secrets import SeedBox
 from croupier_services import metrics
 from croupier_services.grpc_util import rpc
 from croupier_services.views import redact, to_pb
@@ -59,10 +61,13 @@ class TableFeed:
 class DealerCore:
     """Persist-then-publish around the pure dealer; shared by gRPC and in-process drivers."""
 
-    def __init__(self, dealer: Dealer, store: EventStore, bus: Bus | None) -> None:
+    def __init__(
+        self, dealer: Dealer, store: EventStore, bus: Bus | None, *, seed_box: SeedBox
+    ) -> None:
         self.dealer = dealer
         self.store = store
         self.bus = bus
+        self.seed_box = seed_box  # seals server seeds at rest (the dealer's key only)
         self.lock = asyncio.Lock()
         self.feeds: dict[str, TableFeed] = {}
         self.last_move_ms: dict[str, int] = {}  # open hand -> when its last event was made
@@ -166,7 +171,7 @@ class DealerCore:
         restore_table(
             self.dealer,
             shoe_events,
-            self.store.get_secret(shoe.stream_id),
+            self.store.get_secret(shoe.stream_id, self.seed_box),
             hands,
             hand_count,
             self._last_carry(hand_rows),
@@ -206,7 +211,7 @@ class DealerCore:
             return
         with self.store.transaction() as tx:
             for sid, seed in b.secrets:
-                tx.put_secret(sid, seed, self.dealer.clock_ms())
+                tx.put_secret(sid, seed, self.dealer.clock_ms(), self.seed_box)
             tx.append(
                 b.events,
                 b.seals,
@@ -284,8 +289,9 @@ def redact_public(
 
 
 class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
-    def __init__(self, core: DealerCore) -> None:
+    def __init__(self, core: DealerCore, seat_tokens: SeatTokens | None = None) -> None:
         self.core = core
+        self.seat_tokens = seat_tokens
 
     @property
     def dealer(self) -> Dealer:
@@ -505,3 +511,21 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                 shoe_id=shoe.shoe_id if shoe else "",
                 server_seed=shoe.server_seed if shoe and shoe.revealed else b"",
             )
+
+    @rpc("IssueSeatToken")
+    async def IssueSeatToken(
+        self, request: gateway_pb2.IssueSeatTokenRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.IssueSeatTokenResponse:
+        caller = current_identity()
+        if caller is None or self.seat_tokens is None:
+            raise Unauthenticated("seat tokens are issued to an authenticated gateway")
+        if request.ttl_s < 0:
+            raise InvalidInput("ttl_s must be >= 0")
+        token, exp = self.seat_tokens.issue(
+            caller.subject,
+            request.table_id,
+            request.seat,
+            request.player_id,
+            int(request.ttl_s) or 86_400,
+        )
+        return gateway_pb2.IssueSeatTokenResponse(token=token, expires_at_s=exp)

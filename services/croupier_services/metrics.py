@@ -40,9 +40,14 @@ GRPC_REQUESTS = Counter("croupier_grpc_requests_total", "gRPC calls", ["method",
 REDELIVERIES = Counter(
     "croupier_redeliveries_total", "Messages delivered more than once", ["service"]
 )
+AUTH_REFUSED = Counter(
+    "croupier_auth_refused_total",
+    "gRPC calls refused by authentication or authorisation",
+    ["service", "reason"],
+)
 
 
-def serve(port: int) -> None:
-    """Expose /metrics on ``port`` (0 = do not serve)."""
+def serve(port: int, host: str = "127.0.0.1") -> None:
+    """Expose /metrics on ``host:port`` (0 = do not serve)."""
     if port:
-        start_http_server(port, addr="0.0.0.0")
+        start_http_server(port, addr=host)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import grpc
 
+from croupier.auth import SeatTokens
 from croupier.bus.embedded import EmbeddedNats
 from croupier.bus.jetstream import Bus
 from croupier.dealing import Dealer
@@ -22,11 +23,13 @@ from croupier.signing import Signer
 from croupier.store import EventStore, migrate
 from croupier_services import metrics
 from croupier_services.audit import AuditServicer
+from croupier_services.config import AuthSettings
 from croupier_services.consumer import ConsumerLoop
 from croupier_services.dealer import DealerCore, GatewayServicer
-from croupier_services.grpc_util import add_health_and_reflection
+from croupier_services.grpc_util import add_health_and_reflection, bind, make_server
 from croupier_services.keys import init_keys
 from croupier_services.rules import RulesService
+from croupier_services.security import DealerResources, seat_tokens, seed_box, server_security
 from croupier_services.settlement import SettlementServicer, SettlementWorker
 
 log = logging.getLogger("croupier")
@@ -68,6 +71,7 @@ class Node:
     metrics_port: int = 0
     rule_variants: Sequence[str] = ()
     turn_clock: bool = True  # the dealer plays timed-out turns (variants' timeouts.turn_ms)
+    auth: AuthSettings | None = None  # None: from the environment (CROUPIER_AUTH_DIR, ...)
     store: EventStore | None = None
     bus: Bus | None = None
     nats: EmbeddedNats | None = None
@@ -87,18 +91,29 @@ class Node:
         self.bus = await Bus.connect(self.nats_url, name=f"croupier-{'-'.join(self.roles)}")
         await self.bus.ensure_stream()
         served: list[str] = []
-        self.server = grpc.aio.server()
+        auth = self.auth or AuthSettings.from_env()
+        serves = bool({"dealer", "settlement", "audit"} & set(self.roles))
+        security = server_security(auth) if serves else None
+        resources: DealerResources | None = None
+        seats: SeatTokens | None = None
         if "dealer" in self.roles:
             self.core = DealerCore(
                 Dealer(signers["dealer"], signers["gateway"], clock_ms=now_ms),
                 self.store,
                 self.bus,
+                seed_box=seed_box(auth),
             )
+            seats = seat_tokens(auth)
+            resources = DealerResources(self.core)
+        if security is not None:
+            self.server = make_server(security, resources=resources, seat_tokens=seats)
+        if self.core is not None:
+            assert self.server is not None
             await self.core.recover()
             if self.turn_clock:
                 self.tasks.append(asyncio.create_task(self.core.run_turn_clock(self.stop_event)))
             gateway_pb2_grpc.add_GatewayServiceServicer_to_server(
-                GatewayServicer(self.core), self.server
+                GatewayServicer(self.core, seats), self.server
             )
             served.append(SERVICE_NAMES["dealer"])
         if "rules" in self.roles:
@@ -117,11 +132,11 @@ class Node:
                 AuditServicer(self.store), self.server
             )
             served.append(SERVICE_NAMES["audit"])
-        if served:
-            await add_health_and_reflection(self.server, served)
-            self.bound_port = self.server.add_insecure_port(f"0.0.0.0:{self.grpc_port}")
+        if served and self.server is not None and security is not None:
+            await add_health_and_reflection(self.server, served, security.reflection)
+            self.bound_port = bind(self.server, auth.grpc_host, self.grpc_port, security)
             await self.server.start()
-        metrics.serve(self.metrics_port)
+        metrics.serve(self.metrics_port, auth.metrics_host)
         for loop in self.loops:
             self.tasks.append(asyncio.create_task(loop.run(self.stop_event)))
         log.info(

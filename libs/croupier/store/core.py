@@ -26,15 +26,17 @@ from sqlalchemy.engine import Connection
 from croupier.events import Event, Seal
 from croupier.signing import PublicKeyEntry
 from croupier.store import events as _events
+from croupier.store import grants as _grants
 from croupier.store import keys as _keys
 from croupier.store import ledger as _ledger
 from croupier.store import secrets as _secrets
 from croupier.store import settlements as _settlements
 from croupier.store.db import create_engine, migrate
 from croupier.store.events import AppendResult, EventLog, StreamInfo
+from croupier.store.grants import GrantStore
 from croupier.store.keys import KeyStore
 from croupier.store.ledger import Ledger, LedgerRecord, LedgerTx, TxKind
-from croupier.store.secrets import SecretStore
+from croupier.store.secrets import SecretStore, SeedBox
 from croupier.store.settlements import Settlement, SettlementStore
 
 
@@ -115,14 +117,18 @@ class UnitOfWork:
     def revoke_key(self, key_id: str, valid_to_ms: int) -> PublicKeyEntry:
         return _keys.revoke_key(self.connection, key_id, valid_to_ms)
 
-    def put_secret(self, shoe_id: str, seed: bytes, at_ms: int) -> bool:
-        return _secrets.put_secret(self.connection, shoe_id, seed, at_ms)
+    def put_secret(self, shoe_id: str, seed: bytes, at_ms: int, box: SeedBox) -> bool:
+        return _secrets.put_secret(self.connection, shoe_id, seed, at_ms, box)
 
-    def get_secret(self, shoe_id: str) -> bytes:
-        return _secrets.get_secret(self.connection, shoe_id)
+    def get_secret(self, shoe_id: str, box: SeedBox) -> bytes:
+        return _secrets.get_secret(self.connection, shoe_id, box)
+
+    # table grants
+    def grant_table(self, table_id: str, gateway: str, at_ms: int, how: str = "open") -> bool:
+        return _grants.grant_table(self.connection, table_id, gateway, at_ms, how)
 
 
-class Store(EventLog, Ledger, SettlementStore, KeyStore, SecretStore):
+class Store(EventLog, Ledger, SettlementStore, KeyStore, SecretStore, GrantStore):
     """The system of record: event log, ledger, settlements, keys and dealer secrets."""
 
     @classmethod

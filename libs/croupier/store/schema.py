@@ -15,7 +15,9 @@ Conventions:
 * the log tables (``events``, ``seals``, ``seal_heads``) and the money tables
   (``ledger_transactions``, ``ledger_postings``, ``settlements``) are append-only: the
   initial migration installs triggers that make the database itself refuse UPDATE and
-  DELETE on them. ``keys`` accepts one kind of UPDATE only: shortening ``valid_to_ms``
+  DELETE on them; migration ``0002`` adds the same to ``streams`` (inserted once, never
+  updated: a stream's head is read from ``events``), ``dealer_secrets`` (sealed seeds)
+  and ``table_grants``. ``keys`` accepts one kind of UPDATE only: shortening ``valid_to_ms``
   (revoking a key).
 """
 
@@ -140,6 +142,16 @@ dealer_secrets = Table(
     Column("created_at_ms", BigInteger, nullable=False),
 )
 
+table_grants = Table(
+    "table_grants",
+    metadata,
+    Column("table_id", String(ID_LEN), primary_key=True),
+    Column("gateway", String(128), primary_key=True),
+    Column("how", String(16), nullable=False),
+    Column("granted_at_ms", BigInteger, nullable=False),
+    CheckConstraint("how IN ('open', 'operator')", name="how"),
+)
+
 ledger_transactions = Table(
     "ledger_transactions",
     metadata,
@@ -195,6 +207,9 @@ settlements = Table(
 )
 
 APPEND_ONLY_TABLES: tuple[str, ...] = (
+    "streams",
+    "dealer_secrets",
+    "table_grants",
     "events",
     "seals",
     "seal_heads",

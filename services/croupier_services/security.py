@@ -1,0 +1,123 @@
+"""Loading a service's security material and the dealer's view of tables for the
+authentication interceptor; client-side credentials for the demo and tools."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+
+from croupier.auth import SEAT_TOKEN_HEADER, AuthDir, HandRef, Role, SeatTokens, TokenVerifier
+from croupier.errors import ConfigError
+from croupier.games import base as g
+from croupier.store import EventStore
+from croupier.store.secrets import SeedBox
+from croupier_services.config import AuthSettings
+from croupier_services.dealer import DealerCore
+from croupier_services.grpc_util import ServerSecurity
+
+
+def _read(path: str, what: str) -> bytes:
+    p = Path(path)
+    if not path or not p.exists():
+        raise ConfigError(
+            f"{what} not found at {path!r}: run `croupier auth init` (development) or "
+            "mount it (see README, Security)"
+        )
+    return p.read_bytes()
+
+
+def server_security(a: AuthSettings) -> ServerSecurity:
+    cert = _read(a.tls_cert, "TLS certificate") if a.tls_cert else None
+    key = _read(a.tls_key, "TLS key") if a.tls_key else None
+    if (cert is None) != (key is None):
+        raise ConfigError("CROUPIER_TLS_CERT and CROUPIER_TLS_KEY go together")
+    ca = _read(a.tls_client_ca, "client CA") if a.tls_client_ca else None
+    if ca is not None and cert is None:
+        raise ConfigError("mutual TLS (CROUPIER_TLS_CLIENT_CA) needs a server certificate")
+    return ServerSecurity(
+        TokenVerifier.from_pem(_read(a.issuer_pub, "token issuer public key")),
+        cert,
+        key,
+        ca,
+        a.reflection,
+    )
+
+
+def seat_tokens(a: AuthSettings) -> SeatTokens:
+    return SeatTokens(_read(a.seat_key, "seat-token key"))
+
+
+def seed_box(a: AuthSettings) -> SeedBox:
+    return SeedBox(_read(a.seed_key, "server-seed key"))
+
+
+@dataclass
+class DealerResources:
+    """Tables and hands as the dealer knows them, and the store's table grants."""
+
+    core: DealerCore
+
+    @property
+    def store(self) -> EventStore:
+        return self.core.store
+
+    def table_owners(self, table_id: str) -> frozenset[str] | None:
+        owners = self.store.table_owners(table_id)
+        if owners:
+            return owners
+        if table_id in self.core.dealer.tables or self.store.list_streams(
+            table_id=table_id, limit=1
+        ):
+            return frozenset()  # a table no gateway was granted: only an operator can
+        return None
+
+    def hand(self, hand_id: str) -> HandRef | None:
+        h = self.core.dealer.hands.get(hand_id)
+        if h is not None:
+            return HandRef(h.table_id, {n: s.player for n, s in h.state.seats.items()})
+        if not hand_id:
+            return None
+        events = self.store.read_stream(hand_id)
+        if not events or events[0].type != g.HAND_OPENED:
+            return None
+        p = events[0].payload
+        return HandRef(
+            str(p["table"]), {int(s["seat"]): str(s["player"]) for s in p.get("seats", [])}
+        )
+
+    def grant(self, table_id: str, gateway: str) -> None:
+        self.store.grant_table(table_id, gateway, time.time_ns() // 1_000_000, "open")
+
+
+# -- clients ---------------------------------------------------------------------------
+
+
+def client_channel(
+    target: str,
+    auth_dir: Path,
+    role: Role,
+    interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
+) -> grpc.aio.Channel:
+    """A channel to a dev-material server as ``role``: TLS against the dev CA with the
+    role's client certificate, and its identity token on every call."""
+    d = AuthDir(auth_dir)
+    tls = grpc.ssl_channel_credentials(
+        root_certificates=d.ca_cert.read_bytes(),
+        private_key=d.client_key(role).read_bytes(),
+        certificate_chain=d.client_cert(role).read_bytes(),
+    )
+    token = grpc.access_token_call_credentials(d.token(role).read_text().strip())
+    return grpc.aio.secure_channel(
+        target,
+        grpc.composite_channel_credentials(tls, token),
+        options=[("grpc.ssl_target_name_override", "localhost")],
+        interceptors=list(interceptors) or None,
+    )
+
+
+def seat_metadata(tokens: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    return tuple((SEAT_TOKEN_HEADER, t) for t in tokens)
