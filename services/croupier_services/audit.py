@@ -8,9 +8,10 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 import grpc
 
 from croupier.audit import AuditReport, StoredSettlement, StreamLog, Verdict, audit_hand
-from croupier.errors import InvalidInput, NotFound
+from croupier.errors import InvalidInput, NotFound, RuleViolation
 from croupier.events import SealVerifier
 from croupier.export import HandExport, dump, keys_for
+from croupier.games.base import HAND_CLOSED
 from croupier.pb.croupier.v1 import audit_pb2, audit_pb2_grpc
 from croupier.signing import KeyRegistry
 from croupier.store import EventStore
@@ -190,4 +191,11 @@ class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
     ) -> audit_pb2.ExportHandResponse:
         if not request.hand_id:
             raise InvalidInput("hand_id is required")
-        return audit_pb2.ExportHandResponse(jsonl=dump(load_hand(self.store, request.hand_id)))
+        x = load_hand(self.store, request.hand_id)
+        if not any(e.type == HAND_CLOSED for e in x.hand.events):
+            # an open hand's export would carry face-down cards still in play
+            raise RuleViolation(
+                f"hand {request.hand_id} is still open: it is exported once it has closed",
+                reason="hand_open",
+            )
+        return audit_pb2.ExportHandResponse(jsonl=dump(x))

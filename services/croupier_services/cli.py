@@ -6,6 +6,9 @@
     croupier serve dealer|rules|settlement|audit|all [--variant V ...]
     croupier db upgrade | db check
     croupier keys init [--dir DIR]
+    croupier auth init [--dir DIR] | auth issue-token --subject S --role R [--ttl S]
+    croupier auth grant --table T --gateway G
+    croupier db roles [--prefix P] [--schema S] [--login]
     croupier variants
     croupier rtp VARIANT
     croupier rules eval VARIANT ARGS... | rules compare VARIANT A B
@@ -27,6 +30,7 @@ import json
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +61,12 @@ def cmd_serve(a: argparse.Namespace) -> int:
     from croupier_services.runtime import Node
 
     role = a.role
+    if role == "all":  # the embedded default: development credentials if there are none
+        from croupier.auth import AuthDir, init_dev
+
+        auth_dir = AuthDir(Path(os.environ.get("CROUPIER_AUTH_DIR", "var/auth")))
+        if not auth_dir.complete():
+            init_dev(auth_dir.root)
     s = Settings.from_env(role if role != "all" else "dealer")
     logs.setup(s.log_level, json_lines=os.environ.get("CROUPIER_LOG_FORMAT", "json") == "json")
     roles = ("dealer", "rules", "settlement", "audit") if role == "all" else (role,)
@@ -68,6 +78,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
         grpc_port=s.grpc_port,
         metrics_port=s.metrics_port,
         rule_variants=a.variant or (),
+        auth=s.auth,
     )
 
     async def run() -> None:
@@ -112,6 +123,31 @@ def cmd_keys(a: argparse.Namespace) -> int:
     d = Path(a.dir or Settings.from_env("keys").keys_dir)
     for s in init_keys(d):
         print(f"{s.producer}: {s.key_id} {s.public_entry().public_key.hex()}")
+    return 0
+
+
+# -- auth ------------------------------------------------------------------------------
+def cmd_auth(a: argparse.Namespace) -> int:
+    from croupier.auth import AuthDir, Role, TokenIssuer, init_dev
+
+    d = AuthDir(Path(a.dir or os.environ.get("CROUPIER_AUTH_DIR", "var/auth")))
+    if a.action == "init":
+        init_dev(d.root)
+        for f in sorted(d.root.iterdir()):
+            print(f)
+        return 0
+    if a.action == "issue-token":
+        if not a.subject or not a.role:
+            raise InvalidInput("issue-token needs --subject and --role")
+        key = Path(a.issuer_key) if a.issuer_key else d.issuer_key
+        issuer = TokenIssuer.from_pem(key.read_bytes())
+        print(issuer.issue(a.subject, Role(a.role), a.ttl))
+        return 0
+    if not a.table or not a.gateway:
+        raise InvalidInput("grant needs --table and --gateway")
+    st = _store(Settings.from_env("auth"))
+    new = st.grant_table(a.table, a.gateway, time.time_ns() // 1_000_000, "operator")
+    print(f"table {a.table} {'granted to' if new else 'was already granted to'} {a.gateway}")
     return 0
 
 
@@ -273,6 +309,17 @@ def parser() -> argparse.ArgumentParser:
     k.add_argument("action", choices=["init"])
     k.add_argument("--dir")
     k.set_defaults(fn=cmd_keys)
+
+    au_ = sub.add_parser("auth", help="credentials: dev material, identity tokens, grants")
+    au_.add_argument("action", choices=["init", "issue-token", "grant"])
+    au_.add_argument("--dir", help="auth folder (default CROUPIER_AUTH_DIR or var/auth)")
+    au_.add_argument("--subject", help="issue-token: the caller's name")
+    au_.add_argument("--role", choices=["gateway", "auditor", "operator"])
+    au_.add_argument("--ttl", type=int, default=86_400, help="issue-token: lifetime, seconds")
+    au_.add_argument("--issuer-key", help="issue-token: issuer key (default <dir>/issuer.key)")
+    au_.add_argument("--table", help="grant: the table")
+    au_.add_argument("--gateway", help="grant: the gateway subject")
+    au_.set_defaults(fn=cmd_auth)
 
     v = sub.add_parser("variants", help="list registered variants")
     v.set_defaults(fn=cmd_variants)

@@ -21,8 +21,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import grpc
-
+from croupier.auth import Role, init_dev
 from croupier.bus.embedded import free_port
 from croupier.games.registry import engine as engine_for
 from croupier.money import HOUSE
@@ -35,7 +34,9 @@ from croupier.pb.croupier.v1 import (
     settlement_pb2_grpc,
 )
 from croupier_services.bots import bets_for, next_move, seat_to_act, theoretical_rtp
+from croupier_services.config import AuthSettings
 from croupier_services.runtime import Node
+from croupier_services.security import client_channel, seat_metadata
 
 STACK = 10_000_000  # minor units each player carries into a hand
 
@@ -92,6 +93,17 @@ async def play_table(
         gateway_pb2.SeatEntry(seat=i + 1, player_id=f"{table}_p{i + 1}", stack_minor=STACK)
         for i in range(min(players, engine_for(variant).max_seats or players))
     ]
+    # each player's session: a seat token from the dealer, sent with that seat's calls
+    tokens = {
+        s.seat: (
+            await gw.IssueSeatToken(
+                gateway_pb2.IssueSeatTokenRequest(
+                    table_id=table, seat=s.seat, player_id=s.player_id
+                )
+            )
+        ).token
+        for s in seats
+    }
     for _ in range(hands):
         h = await gw.OpenHand(gateway_pb2.OpenHandRequest(table_id=table, seats=seats))
         bets = bets_for(variant, rng, [s.seat for s in seats], h.hand_no, STACK)
@@ -100,7 +112,8 @@ async def play_table(
                 gateway_pb2.PlaceBetsRequest(
                     hand_id=h.hand_id,
                     bets=[gateway_pb2.Bet(seat=s, spot=sp, amount_minor=a) for s, sp, a in bets],
-                )
+                ),
+                metadata=seat_metadata([tokens[n] for n in sorted({b[0] for b in bets})]),
             )
             for _, sp, a in bets:
                 staked[sp] += a
@@ -112,7 +125,8 @@ async def play_table(
             seat = seat_to_act(variant, events)
             if seat is not None:  # the bot decides on its own seat's view (its own cards)
                 own = await gw.GetHandView(
-                    gateway_pb2.GetHandViewRequest(hand_id=h.hand_id, seat=seat)
+                    gateway_pb2.GetHandViewRequest(hand_id=h.hand_id, seat=seat),
+                    metadata=seat_metadata([tokens[seat]]),
                 )
                 events = [(e.type, json.loads(e.payload_json)) for e in own.view.events]
             move = next_move(variant, events, rng)
@@ -127,7 +141,8 @@ async def play_table(
                         seat=move.seat,
                         action=move.action,
                         args_json=json.dumps(move.args),
-                    )
+                    ),
+                    metadata=seat_metadata([tokens[move.seat]]),
                 )
                 view = act.view
             if move.stake:
@@ -148,6 +163,7 @@ async def run_demo(
     metrics_port: int = 0,
 ) -> int:
     db_url = database_url or f"sqlite:///{workdir / 'croupier.sqlite'}"
+    auth_dir = init_dev(workdir / "auth")  # dev certificates, tokens and dealer keys
     if metrics_port < 0:
         metrics_port = free_port()
     node = Node(
@@ -158,6 +174,7 @@ async def run_demo(
         grpc_port=0,
         metrics_port=metrics_port,
         rule_variants=games,
+        auth=AuthSettings.from_env(str(auth_dir.root)),
     )
     await node.start()
     try:
@@ -170,10 +187,15 @@ async def _drive(
     node: Node, games: list[str], hands: int, tables: int, players: int, seed: int
 ) -> int:
     target = f"127.0.0.1:{node.bound_port}"
-    async with grpc.aio.insecure_channel(target) as ch:
+    assert node.auth is not None
+    auth = Path(node.auth.auth_dir)
+    async with (
+        client_channel(target, auth, Role.GATEWAY) as ch,
+        client_channel(target, auth, Role.AUDITOR) as ach,
+    ):
         gw = gateway_pb2_grpc.GatewayServiceStub(ch)
-        st = settlement_pb2_grpc.SettlementServiceStub(ch)
-        au = audit_pb2_grpc.AuditServiceStub(ch)
+        st = settlement_pb2_grpc.SettlementServiceStub(ach)
+        au = audit_pb2_grpc.AuditServiceStub(ach)
         rng = random.Random(seed)
         total = hands * len(games)
         progress = Progress(total, "dealing ")

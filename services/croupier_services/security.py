@@ -101,19 +101,23 @@ def client_channel(
     auth_dir: Path,
     role: Role,
     interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
+    *,
+    with_token: bool = True,
 ) -> grpc.aio.Channel:
     """A channel to a dev-material server as ``role``: TLS against the dev CA with the
-    role's client certificate, and its identity token on every call."""
+    role's client certificate, and (``with_token``) its identity token on every call."""
     d = AuthDir(auth_dir)
     tls = grpc.ssl_channel_credentials(
         root_certificates=d.ca_cert.read_bytes(),
         private_key=d.client_key(role).read_bytes(),
         certificate_chain=d.client_cert(role).read_bytes(),
     )
-    token = grpc.access_token_call_credentials(d.token(role).read_text().strip())
+    if with_token:
+        token = grpc.access_token_call_credentials(d.token(role).read_text().strip())
+        tls = grpc.composite_channel_credentials(tls, token)
     return grpc.aio.secure_channel(
         target,
-        grpc.composite_channel_credentials(tls, token),
+        tls,
         options=[("grpc.ssl_target_name_override", "localhost")],
         interceptors=list(interceptors) or None,
     )
