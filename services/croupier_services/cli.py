@@ -9,6 +9,7 @@
     croupier auth init [--dir DIR] | auth issue-token --subject S --role R [--ttl S]
     croupier auth grant --table T --gateway G
     croupier db roles [--prefix P] [--schema S] [--login]
+    croupier nats provision | nats config       # JetStream set-up; per-service NATS users
     croupier variants
     croupier rtp VARIANT
     croupier rules eval VARIANT ARGS... | rules compare VARIANT A B
@@ -148,6 +149,38 @@ def cmd_auth(a: argparse.Namespace) -> int:
     st = _store(Settings.from_env("auth"))
     new = st.grant_table(a.table, a.gateway, time.time_ns() // 1_000_000, "operator")
     print(f"table {a.table} {'granted to' if new else 'was already granted to'} {a.gateway}")
+    return 0
+
+
+# -- nats ------------------------------------------------------------------------------
+def cmd_nats(a: argparse.Namespace) -> int:
+    from croupier.bus import subjects
+    from croupier.bus.permissions import authorization_block, rules_durable
+
+    vs = a.variant or variants()
+    if a.action == "config":
+        print(authorization_block(vs), end="")
+        return 0
+
+    async def provision() -> None:
+        from croupier.bus.jetstream import Bus
+        from croupier_services.security import nats_tls
+
+        s = Settings.from_env("nats")
+        tls = nats_tls(s.auth, s.nats_url)
+        bus = await Bus.connect(s.nats_url, name="croupier-provision", tls=tls)
+        try:
+            await bus.provision(
+                [
+                    *((rules_durable(v), subjects.filter_for("hand", v)) for v in vs),
+                    ("settlement", subjects.filter_for("outcome")),
+                ]
+            )
+        finally:
+            await bus.close()
+
+    asyncio.run(provision())
+    print(f"stream {subjects.STREAM} and {len(vs) + 1} consumers provisioned")
     return 0
 
 
@@ -320,6 +353,11 @@ def parser() -> argparse.ArgumentParser:
     au_.add_argument("--table", help="grant: the table")
     au_.add_argument("--gateway", help="grant: the gateway subject")
     au_.set_defaults(fn=cmd_auth)
+
+    na = sub.add_parser("nats", help="NATS: provision JetStream, print the users' permissions")
+    na.add_argument("action", choices=["provision", "config"])
+    na.add_argument("--variant", action="append", help="only these variants (repeat)")
+    na.set_defaults(fn=cmd_nats)
 
     v = sub.add_parser("variants", help="list registered variants")
     v.set_defaults(fn=cmd_variants)

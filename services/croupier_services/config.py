@@ -17,6 +17,8 @@ when they exist there).
 | ``CROUPIER_TLS_CLIENT_CA`` | client CA: mutual TLS (empty: off) | ``<auth>/ca.pem`` |
 | ``CROUPIER_AUTH_ISSUER_PUB`` | token issuer public key (required) | ``<auth>/issuer.pub`` |
 | ``CROUPIER_SEAT_KEY_FILE`` | dealer: seat-token key | ``<auth>/seat.key`` |
+| ``CROUPIER_NATS_CA`` | CA file for ``tls://`` NATS (empty: system CAs) | none |
+| ``CROUPIER_NATS_PROVISION`` | create the stream/consumers (``0``: only look up) | ``1`` |
 | ``CROUPIER_SEED_KEY_FILE`` | dealer: SecretBox key sealing server seeds | ``<auth>/seed.key`` |
 """
 
@@ -55,6 +57,8 @@ class AuthSettings:
     grpc_host: str = "127.0.0.1"
     metrics_host: str = "127.0.0.1"
     reflection: bool = True
+    nats_ca: str = ""
+    nats_provision: bool = True
 
     @classmethod
     def from_env(cls, auth_dir: str | None = None) -> AuthSettings:
@@ -70,6 +74,8 @@ class AuthSettings:
             grpc_host=os.environ.get("CROUPIER_GRPC_HOST", "127.0.0.1"),
             metrics_host=os.environ.get("CROUPIER_METRICS_HOST", "127.0.0.1"),
             reflection=os.environ.get("CROUPIER_REFLECTION", "1") not in ("0", "false", "no"),
+            nats_ca=os.environ.get("CROUPIER_NATS_CA", ""),
+            nats_provision=os.environ.get("CROUPIER_NATS_PROVISION", "1") not in ("0", "false"),
         )
 
 

@@ -29,7 +29,13 @@ from croupier_services.dealer import DealerCore, GatewayServicer
 from croupier_services.grpc_util import add_health_and_reflection, bind, make_server
 from croupier_services.keys import init_keys
 from croupier_services.rules import RulesService
-from croupier_services.security import DealerResources, seat_tokens, seed_box, server_security
+from croupier_services.security import (
+    DealerResources,
+    nats_tls,
+    seat_tokens,
+    seed_box,
+    server_security,
+)
 from croupier_services.settlement import SettlementServicer, SettlementWorker
 
 log = logging.getLogger("croupier")
@@ -88,10 +94,14 @@ class Node:
             self.nats_url = self.nats.url
         self.store = open_store(self.database_url)
         signers = load_signers(self.store, self.keys_dir)
-        self.bus = await Bus.connect(self.nats_url, name=f"croupier-{'-'.join(self.roles)}")
-        await self.bus.ensure_stream()
-        served: list[str] = []
         auth = self.auth or AuthSettings.from_env()
+        self.bus = await Bus.connect(
+            self.nats_url,
+            name=f"croupier-{'-'.join(self.roles)}",
+            tls=nats_tls(auth, self.nats_url),
+        )
+        await self.bus.ensure_stream(provision=auth.nats_provision or self.nats is not None)
+        served: list[str] = []
         serves = bool({"dealer", "settlement", "audit"} & set(self.roles))
         security = server_security(auth) if serves else None
         resources: DealerResources | None = None

@@ -3,6 +3,7 @@ authentication interceptor; client-side credentials for the demo and tools."""
 
 from __future__ import annotations
 
+import ssl
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -45,6 +46,13 @@ def server_security(a: AuthSettings) -> ServerSecurity:
         ca,
         a.reflection,
     )
+
+
+def nats_tls(a: AuthSettings, url: str) -> ssl.SSLContext | None:
+    """The TLS context for a ``tls://`` NATS URL (``CROUPIER_NATS_CA``, else system CAs)."""
+    if not url.startswith("tls://"):
+        return None
+    return ssl.create_default_context(cafile=a.nats_ca or None)
 
 
 def seat_tokens(a: AuthSettings) -> SeatTokens:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType, S
 from nats.js.errors import NotFoundError
 
 from croupier.bus import subjects
+from croupier.errors import CroupierError
 
 
 @dataclass
@@ -31,11 +33,28 @@ class Bus:
     js: JetStreamContext
 
     @classmethod
-    async def connect(cls, url: str, *, name: str = "croupier") -> Bus:
-        nc = await nats.connect(url, name=name, max_reconnect_attempts=-1)
+    async def connect(
+        cls, url: str, *, name: str = "croupier", tls: ssl.SSLContext | None = None
+    ) -> Bus:
+        """Connect; credentials go in the URL (``nats://user:password@host:4222``), a
+        TLS context (CA, optional client certificate) in ``tls``."""
+        nc = await nats.connect(url, name=name, max_reconnect_attempts=-1, tls=tls)
         return cls(nc, nc.jetstream(timeout=10))
 
-    async def ensure_stream(self, *, duplicate_window_s: float = 120.0) -> None:
+    async def ensure_stream(
+        self, *, duplicate_window_s: float = 120.0, provision: bool = True
+    ) -> None:
+        """Create or update the stream; with ``provision=False`` (a service whose NATS
+        user may not manage streams) only check that it exists."""
+        if not provision:
+            try:
+                await self.js.stream_info(subjects.STREAM)
+            except NotFoundError:
+                raise CroupierError(
+                    f"JetStream stream {subjects.STREAM} is missing: run "
+                    "`croupier nats provision`"
+                ) from None
+            return
         cfg = StreamConfig(
             name=subjects.STREAM,
             subjects=[f"{subjects.PREFIX}.>"],
@@ -60,6 +79,18 @@ class Bus:
         )
         return sum(0 if a.duplicate else 1 for a in acks)
 
+    async def provision(self, durables: Sequence[tuple[str, str]]) -> None:
+        """Create the stream and the durable consumers ``(name, filter subject)`` the
+        services bind to (the provisioning user's job when services may not)."""
+        await self.ensure_stream()
+        for durable, filter_subject in durables:
+            try:
+                await self.js.consumer_info(subjects.STREAM, durable)
+            except NotFoundError:
+                await self.js.add_consumer(
+                    subjects.STREAM, consumer_config(durable, filter_subject)
+                )
+
     async def consumer(
         self,
         durable: str,
@@ -68,15 +99,7 @@ class Bus:
         ack_wait_s: float = 30.0,
         max_ack_pending: int = 20_000,
     ) -> Consumer:
-        cfg = ConsumerConfig(
-            durable_name=durable,
-            ack_policy=AckPolicy.EXPLICIT,
-            deliver_policy=DeliverPolicy.ALL,
-            filter_subject=filter_subject,
-            ack_wait=ack_wait_s,
-            max_ack_pending=max_ack_pending,
-            max_deliver=-1,
-        )
+        cfg = consumer_config(durable, filter_subject, ack_wait_s, max_ack_pending)
         sub = await self.js.pull_subscribe(
             filter_subject, durable=durable, stream=subjects.STREAM, config=cfg
         )
@@ -86,6 +109,20 @@ class Bus:
         with contextlib.suppress(Exception):  # flushing a dead connection is fine
             await asyncio.wait_for(self.nc.flush(), 5)
         await self.nc.close()
+
+
+def consumer_config(
+    durable: str, filter_subject: str, ack_wait_s: float = 30.0, max_ack_pending: int = 20_000
+) -> ConsumerConfig:
+    return ConsumerConfig(
+        durable_name=durable,
+        ack_policy=AckPolicy.EXPLICIT,
+        deliver_policy=DeliverPolicy.ALL,
+        filter_subject=filter_subject,
+        ack_wait=ack_wait_s,
+        max_ack_pending=max_ack_pending,
+        max_deliver=-1,
+    )
 
 
 @dataclass
