@@ -115,6 +115,24 @@ def cmd_db(a: argparse.Namespace) -> int:
     if a.action == "upgrade":
         migrate(s.database_url)
         print("database at head")
+    elif a.action == "roles":
+        from croupier.store import create_engine
+        from croupier.store.roles import SERVICES, create_roles
+
+        passwords = None
+        if a.login:
+            passwords = {}
+            for svc in SERVICES:
+                var = f"CROUPIER_DB_{svc.upper()}_PASSWORD"
+                if not os.environ.get(var):
+                    raise InvalidInput(f"--login needs {var}")
+                passwords[svc] = os.environ[var]
+        engine = create_engine(s.database_url)
+        try:
+            for role in create_roles(engine, a.prefix, a.schema, passwords):
+                print(f"role {role} granted on schema {a.schema}")
+        finally:
+            engine.dispose()
     return 0
 
 
@@ -335,7 +353,12 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_serve)
 
     db = sub.add_parser("db", help="database migrations")
-    db.add_argument("action", choices=["upgrade"])
+    db.add_argument("action", choices=["upgrade", "roles"])
+    db.add_argument("--prefix", default="croupier_", help="roles: role name prefix")
+    db.add_argument("--schema", default="public", help="roles: the store's schema")
+    db.add_argument(
+        "--login", action="store_true", help="roles: LOGIN with CROUPIER_DB_<SERVICE>_PASSWORD"
+    )
     db.set_defaults(fn=cmd_db)
 
     k = sub.add_parser("keys", help="producer keys")
