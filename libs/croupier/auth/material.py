@@ -41,6 +41,7 @@ SERVER_NAMES = (
     "croupier-dealer",
     "croupier-settlement",
     "croupier-audit",
+    "nats",
 )
 DEV_SUBJECTS = {Role.GATEWAY: "gateway-dev", Role.AUDITOR: "auditor-dev", Role.OPERATOR: "ops-dev"}
 
@@ -193,10 +194,12 @@ def make_leaf(
             except ValueError:
                 sans.append(x509.DNSName(n))
         b = b.add_extension(x509.SubjectAlternativeName(sans), critical=False)
-        usage = ExtendedKeyUsageOID.SERVER_AUTH
+        # client use too: a container's health probe presents the server's own
+        # certificate (it names no role, so it reaches only the open health service)
+        usages = [ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]
     else:
-        usage = ExtendedKeyUsageOID.CLIENT_AUTH
-    b = b.add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+        usages = [ExtendedKeyUsageOID.CLIENT_AUTH]
+    b = b.add_extension(x509.ExtendedKeyUsage(usages), critical=False)
     return b.sign(ca_key, hashes.SHA256()), key
 
 
