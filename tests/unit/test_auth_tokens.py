@@ -67,3 +67,25 @@ def test_seat_tokens_bind_gateway_table_seat_and_player() -> None:
         SeatTokens(b"x" * 32).verify(token)
     with pytest.raises(InvalidInput):
         SeatTokens(b"short")
+
+
+def test_the_verified_cache_is_keyed_by_the_whole_token() -> None:
+    """A token verified once is remembered; a token that differs from it in any part
+    (claims changed, signature kept) is verified afresh and refused."""
+    iss = TokenIssuer.generate()
+    v = iss.verifier()
+    good = iss.issue("gw-1", Role.GATEWAY, 60)
+    assert v.verify(good) == v.verify(good)
+    header, payload, sig = good.split(".")
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=="))
+    claims["sub"] = "gw-2"
+    with pytest.raises(Unauthenticated):
+        v.verify(f"{header}.{_b64(claims)}.{sig}")
+    st = SeatTokens(b"s" * 32)
+    token, _ = st.issue("gw-1", "t1", 1, "alice", 60)
+    assert st.verify(token).seat == 1
+    h, p, s = token.split(".")
+    c = json.loads(base64.urlsafe_b64decode(p + "=="))
+    c["seat"] = 2
+    with pytest.raises(Unauthenticated):
+        st.verify(f"{h}.{_b64(c)}.{s}")
