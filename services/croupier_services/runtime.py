@@ -89,12 +89,15 @@ class Node:
     bound_port: int = 0
 
     async def start(self) -> Node:
+        # security material first: a service without it stops before touching anything
+        auth = self.auth or AuthSettings.from_env()
+        serves = bool({"dealer", "settlement", "audit"} & set(self.roles))
+        security = server_security(auth) if serves else None
         if self.nats_url is None:
             self.nats = EmbeddedNats().start()
             self.nats_url = self.nats.url
         self.store = open_store(self.database_url)
         signers = load_signers(self.store, self.keys_dir)
-        auth = self.auth or AuthSettings.from_env()
         self.bus = await Bus.connect(
             self.nats_url,
             name=f"croupier-{'-'.join(self.roles)}",
@@ -102,8 +105,6 @@ class Node:
         )
         await self.bus.ensure_stream(provision=auth.nats_provision or self.nats is not None)
         served: list[str] = []
-        serves = bool({"dealer", "settlement", "audit"} & set(self.roles))
-        security = server_security(auth) if serves else None
         resources: DealerResources | None = None
         seats: SeatTokens | None = None
         if "dealer" in self.roles:
