@@ -256,6 +256,10 @@ async def test_a_seat_token_opens_its_own_seat_only(idle_cluster: Cluster) -> No
         assert "hand_open" in (e.value.details() or "")
         for x in mine:
             assert x["card"] not in (e.value.details() or "")
+        with pytest.raises(grpc.aio.AioRpcError) as e:
+            await c.au.GetHandHistory(audit_pb2.GetHandHistoryRequest(hand_id=h.hand_id))
+        assert e.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert "hand_open" in (e.value.details() or "")
 
 
 async def test_each_role_reaches_its_own_services_only(cluster: Cluster) -> None:

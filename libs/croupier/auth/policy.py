@@ -84,6 +84,10 @@ RULES: dict[str, Rule] = {
     AUDIT + "VerifyHand": Rule(_AUDITOR),
     AUDIT + "VerifyRange": Rule(_AUDITOR),
     AUDIT + "ExportHand": Rule(_AUDITOR),
+    AUDIT + "GetHandHistory": Rule(_AUDITOR),
+    AUDIT + "GetDayReport": Rule(_AUDITOR),
+    AUDIT + "ListTables": Rule(_AUDITOR),
+    AUDIT + "ListHands": Rule(_AUDITOR),
     "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo": Rule(ANY_ROLE),
     "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo": Rule(ANY_ROLE),
 }

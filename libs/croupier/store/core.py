@@ -36,6 +36,7 @@ from croupier.store.events import AppendResult, EventLog, StreamInfo
 from croupier.store.grants import GrantStore
 from croupier.store.keys import KeyStore
 from croupier.store.ledger import Ledger, LedgerRecord, LedgerTx, TxKind
+from croupier.store.reports import ReportReads
 from croupier.store.secrets import SecretStore, SeedBox
 from croupier.store.settlements import Settlement, SettlementStore
 
@@ -128,7 +129,7 @@ class UnitOfWork:
         return _grants.grant_table(self.connection, table_id, gateway, at_ms, how)
 
 
-class Store(EventLog, Ledger, SettlementStore, KeyStore, SecretStore, GrantStore):
+class Store(EventLog, Ledger, SettlementStore, KeyStore, SecretStore, GrantStore, ReportReads):
     """The system of record: event log, ledger, settlements, keys and dealer secrets."""
 
     @classmethod
