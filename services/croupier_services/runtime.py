@@ -36,6 +36,7 @@ from croupier_services.security import (
     seat_tokens,
     seed_box,
     server_security,
+    viewer_authorizer,
 )
 from croupier_services.settlement import SettlementServicer, SettlementWorker
 
@@ -155,7 +156,8 @@ class Node:
                     self.store,
                     host=self.viewer_host,
                     port=self.viewer_port,
-                    authorize=self.viewer_authorize,
+                    authorize=self.viewer_authorize
+                    or (viewer_authorizer(security.verifier) if security else None),
                 )
                 self.viewer.start()
                 log.info("replay viewer on http://%s:%d/", self.viewer_host, self.viewer.port)

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import ssl
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
 
 from croupier.auth import SEAT_TOKEN_HEADER, AuthDir, HandRef, Role, SeatTokens, TokenVerifier
-from croupier.errors import ConfigError
+from croupier.errors import ConfigError, Unauthenticated
 from croupier.games import base as g
 from croupier.store import EventStore
 from croupier.store.secrets import SeedBox
+from croupier_services import metrics
 from croupier_services.config import AuthSettings
 from croupier_services.dealer import DealerCore
 from croupier_services.grpc_util import ServerSecurity
@@ -99,6 +100,29 @@ class DealerResources:
 
     def grant(self, table_id: str, gateway: str) -> None:
         self.store.grant_table(table_id, gateway, time.time_ns() // 1_000_000, "open")
+
+
+def viewer_authorizer(verifier: TokenVerifier) -> Callable[[Mapping[str, str]], str | None]:
+    """The audit viewer's ``authorize`` hook: an auditor's identity token in
+    ``Authorization: Bearer …`` (None: 401; another role: PermissionError, 403); every
+    refusal counted like the gRPC ones (service ``viewer``)."""
+
+    def check(headers: Mapping[str, str]) -> str | None:
+        scheme, _, token = headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            metrics.AUTH_REFUSED.labels("viewer", "missing_credential").inc()
+            return None
+        try:
+            ident = verifier.verify(token.strip())
+        except Unauthenticated as e:
+            metrics.AUTH_REFUSED.labels("viewer", e.reason).inc()
+            return None
+        if ident.role is not Role.AUDITOR:
+            metrics.AUTH_REFUSED.labels("viewer", "wrong_role").inc()
+            raise PermissionError(f"{ident.role.value} {ident.subject!r} is not an auditor")
+        return ident.subject
+
+    return check
 
 
 # -- clients ---------------------------------------------------------------------------

@@ -63,3 +63,18 @@ def test_a_service_without_its_material_does_not_start(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="croupier auth init"):
         asyncio.run(start())
+
+
+def test_the_viewer_admits_auditors_only() -> None:
+    from croupier.auth import TokenIssuer
+    from croupier_services.security import viewer_authorizer
+
+    iss = TokenIssuer.generate()
+    check = viewer_authorizer(iss.verifier())
+    auditor = iss.issue("aud-1", Role.AUDITOR, 60)
+    assert check({"authorization": f"Bearer {auditor}"}) == "aud-1"
+    assert check({}) is None
+    forged = TokenIssuer.generate().issue("x", Role.AUDITOR)
+    assert check({"authorization": f"Bearer {forged}"}) is None
+    with pytest.raises(PermissionError):
+        check({"authorization": f"Bearer {iss.issue('gw', Role.GATEWAY, 60)}"})
