@@ -5,11 +5,12 @@
     croupier demo [--games V,V] [--hands N] [--tables T] [--players P]
     croupier serve dealer|rules|settlement|audit|all [--variant V ...]
     croupier db upgrade | db check
+    croupier nats check | nats provision [--variant V ...]
     croupier keys init [--dir DIR]
     croupier auth init [--dir DIR] | auth issue-token --subject S --role R [--ttl S]
     croupier auth grant --table T --gateway G
     croupier db roles [--prefix P] [--schema S] [--login]
-    croupier nats provision | nats config       # JetStream set-up; per-service NATS users
+    croupier nats config                        # the per-service NATS users (auth.conf)
     croupier variants
     croupier rtp VARIANT
     croupier rules eval VARIANT ARGS... | rules compare VARIANT A B
@@ -23,7 +24,8 @@
                     [--tz ZONE]
 
 Service commands read ``CROUPIER_*`` environment variables (see ``config.py``).
-Exit codes: 0 success, 1 a check failed (audit, fairness), 2 bad input.
+Exit codes: 0 success, 1 a check failed (audit, fairness), 2 bad input, 3 a database or
+NATS that cannot be reached.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import signal
 import sys
 import time
@@ -48,6 +51,12 @@ from croupier.games.registry import engine as engine_for
 from croupier.games.registry import variants
 from croupier_services import logs
 from croupier_services.config import Settings
+
+
+def _version() -> str:
+    from croupier_services.metrics import build_version
+
+    return build_version()
 
 
 def _json(obj: Any) -> None:
@@ -90,6 +99,10 @@ def cmd_serve(a: argparse.Namespace) -> int:
         rule_variants=a.variant or (),
         auth=s.auth,
         viewer_port=_viewer_port() if "audit" in roles else 0,
+        stream=s.stream,
+        consumers=s.consumers,
+        stall_after_s=s.stall_after_s,
+        unverifiable_pause_s=s.unverifiable_pause_s,
     )
 
     async def run() -> None:
@@ -114,7 +127,9 @@ def cmd_demo(a: argparse.Namespace) -> int:
     from croupier_services.demo import main_demo
 
     games = a.games.split(",") if a.games else variants()
-    return main_demo(games, a.hands, a.tables, a.players, a.seed, a.workdir, a.metrics_port)
+    return main_demo(
+        games, a.hands, a.tables, a.players, a.seed, a.workdir, a.metrics_port, a.keep_running
+    )
 
 
 # -- db / keys -----------------------------------------------------------------------
@@ -182,34 +197,43 @@ def cmd_auth(a: argparse.Namespace) -> int:
 
 # -- nats ------------------------------------------------------------------------------
 def cmd_nats(a: argparse.Namespace) -> int:
+    """``nats check``: how the stream and consumers differ from the settings;
+    ``nats provision``: apply the settings (create or update) on purpose."""
     from croupier.bus import subjects
-    from croupier.bus.permissions import authorization_block, rules_durable
+    from croupier.bus.jetstream import Bus
+    from croupier.bus.permissions import authorization_block
+    from croupier_services.rules import durables_for
+    from croupier_services.security import nats_tls
+    from croupier_services.settlement import DURABLE
 
-    vs = a.variant or variants()
-    if a.action == "config":
-        print(authorization_block(vs), end="")
+    if a.action == "config":  # the NATS users and their permissions (auth.conf)
+        print(authorization_block(a.variant or variants()), end="")
         return 0
+    s = Settings.from_env("nats")
+    durables = [*durables_for(a.variant or variants()), (DURABLE, subjects.filter_for("outcome"))]
 
-    async def provision() -> None:
-        from croupier.bus.jetstream import Bus
-        from croupier_services.security import nats_tls
-
-        s = Settings.from_env("nats")
-        tls = nats_tls(s.auth, s.nats_url)
-        bus = await Bus.connect(s.nats_url, name="croupier-provision", tls=tls)
+    async def run() -> int:
+        bus = await Bus.connect(
+            s.nats_url,
+            name="croupier-cli",
+            stream=s.stream,
+            consumers=s.consumers,
+            tls=nats_tls(s.auth, s.nats_url),
+        )
         try:
-            await bus.provision(
-                [
-                    *((rules_durable(v), subjects.filter_for("hand", v)) for v in vs),
-                    ("settlement", subjects.filter_for("outcome")),
-                ]
-            )
+            if a.action == "provision":
+                changed = await bus.provision(durables)
+                _json({"changed": changed})
+                return 0
+            diffs = await bus.ensure_stream()
+            for d, f in durables:
+                diffs += [f"{d}: {x}" for x in await bus.ensure_consumer(d, f)]
+            _json({"differences": diffs})
+            return 1 if diffs else 0
         finally:
             await bus.close()
 
-    asyncio.run(provision())
-    print(f"stream {subjects.STREAM} and {len(vs) + 1} consumers provisioned")
-    return 0
+    return asyncio.run(run())
 
 
 # -- rules / rtp -----------------------------------------------------------------------
@@ -375,6 +399,7 @@ def cmd_hand(a: argparse.Namespace) -> int:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="croupier", description=__doc__.split("\n\n")[0])
+    p.add_argument("--version", action="version", version=f"croupier {_version()}")
     sub = p.add_subparsers(dest="cmd", required=True)
 
     d = sub.add_parser("demo", help="run the embedded cluster with simulated players")
@@ -386,6 +411,11 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--workdir", help="keep the SQLite file and keys here")
     d.add_argument(
         "--metrics-port", type=int, default=-1, help="Prometheus port (default: a free one; 0: off)"
+    )
+    d.add_argument(
+        "--keep-running",
+        action="store_true",
+        help="after the summary, keep serving gRPC and /metrics until Ctrl-C",
     )
     d.set_defaults(fn=cmd_demo)
 
@@ -404,6 +434,13 @@ def parser() -> argparse.ArgumentParser:
     )
     db.set_defaults(fn=cmd_db)
 
+    n = sub.add_parser(
+        "nats", help="JetStream stream and consumers from the settings; the NATS users"
+    )
+    n.add_argument("action", choices=["check", "provision", "config"])
+    n.add_argument("--variant", action="append", help="rules consumers of these variants only")
+    n.set_defaults(fn=cmd_nats)
+
     k = sub.add_parser("keys", help="producer keys")
     k.add_argument("action", choices=["init"])
     k.add_argument("--dir")
@@ -419,11 +456,6 @@ def parser() -> argparse.ArgumentParser:
     au_.add_argument("--table", help="grant: the table")
     au_.add_argument("--gateway", help="grant: the gateway subject")
     au_.set_defaults(fn=cmd_auth)
-
-    na = sub.add_parser("nats", help="NATS: provision JetStream, print the users' permissions")
-    na.add_argument("action", choices=["provision", "config"])
-    na.add_argument("--variant", action="append", help="only these variants (repeat)")
-    na.set_defaults(fn=cmd_nats)
 
     v = sub.add_parser("variants", help="list registered variants")
     v.set_defaults(fn=cmd_variants)
@@ -481,17 +513,57 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _masked(url: str) -> str:
+    """A URL fit for an error message: any password replaced by ``***``."""
+    return re.sub(r"(//[^:/@]+:)[^@/]*@", r"\1***@", url)
+
+
+def _unreachable(e: BaseException) -> str | None:
+    """The one-line reason when ``e`` means a database or NATS could not be reached."""
+    import sqlalchemy.exc
+
+    if isinstance(e, sqlalchemy.exc.OperationalError | sqlalchemy.exc.InterfaceError):
+        url = os.environ.get("CROUPIER_DATABASE_URL", "sqlite:///var/croupier.sqlite")
+        first = str(e.orig if e.orig is not None else e).strip().splitlines()
+        return f"database unreachable at {_masked(url)}: {first[0] if first else type(e).__name__}"
+    from nats.errors import Error as NatsError
+
+    if isinstance(e, NatsError | ConnectionError | TimeoutError):
+        url = os.environ.get("CROUPIER_NATS_URL", "nats://127.0.0.1:4222")
+        return f"NATS unreachable at {_masked(url)}: {e or type(e).__name__}"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Exit codes: 0 success, 1 a check failed, 2 bad input, 3 a dependency (database,
+    NATS) could not be reached. Errors are one line on stderr, never a traceback
+    (``CROUPIER_DEBUG=1`` re-raises for one)."""
     args = parser().parse_args(argv)
     try:
         rc: int = args.fn(args)
+        sys.stdout.flush()
         return rc
+    except BrokenPipeError:
+        # the reader went away (`croupier audit | head`): stop quietly, like `cat`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+    except KeyboardInterrupt:
+        return 130
     except CroupierError as e:
         print(f"croupier: {e.reason}: {e.message}", file=sys.stderr)
         return 1 if not isinstance(e, InvalidInput) else 2
-    except (ValueError, OSError) as e:
-        print(f"croupier: bad input: {e}", file=sys.stderr)
-        return 2
+    except Exception as e:
+        if os.environ.get("CROUPIER_DEBUG"):
+            raise
+        why = _unreachable(e)
+        if why is not None:
+            print(f"croupier: {why}", file=sys.stderr)
+            return 3
+        if isinstance(e, ValueError | OSError):
+            print(f"croupier: bad input: {e}", file=sys.stderr)
+            return 2
+        raise
 
 
 if __name__ == "__main__":

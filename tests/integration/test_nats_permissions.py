@@ -77,7 +77,7 @@ async def test_each_service_does_its_job_and_rules_cannot_forge_or_delete(
     try:
         # the services see the provisioned stream without managing it
         for b in (dealer, rules, settlement):
-            await b.ensure_stream(provision=False)
+            assert await b.ensure_stream() == []
         # the dealer publishes a hand; rules binds its durable, fetches it, publishes
         # the outcome and acks; settlement fetches the outcome
         hand = subjects.subject("hand", "baccarat", "t1")

@@ -42,6 +42,12 @@ SERVER_NAMES = (
     "croupier-settlement",
     "croupier-audit",
     "nats",
+    "nats-1",
+    "nats-2",
+    "nats-3",
+    "nats-0.nats-headless",
+    "nats-1.nats-headless",
+    "nats-2.nats-headless",
 )
 DEV_SUBJECTS = {Role.GATEWAY: "gateway-dev", Role.AUDITOR: "auditor-dev", Role.OPERATOR: "ops-dev"}
 

@@ -12,10 +12,13 @@ or updates four roles, ``<prefix>dealer``, ``<prefix>rules``, ``<prefix>settleme
 | ``dealer_secrets`` | read, insert | — | — | — |
 | ``table_grants`` | read, insert | — | — | — |
 | ``ledger_transactions``, ``ledger_postings``, ``settlements`` | — | — | read, insert | read |
+| ``outbox`` | read, insert, delete | read, insert, delete | read, insert, delete | — |
+| ``dead_letters`` | — | read, insert | read, insert | read |
 | ``alembic_version`` | read | read | read | read |
 
-No role may UPDATE, DELETE or TRUNCATE anything (the append-only triggers refuse it
-even to the owner); keys are registered and revoked by the owner (operator) only. The
+No role may UPDATE anything, nor DELETE outside the outbox (whose relay deletes what
+JetStream acknowledged; the history tables' append-only triggers refuse it even to the
+owner); keys are registered and revoked by the owner (operator) only. The
 roles are ``NOLOGIN`` groups unless login passwords are given, so a deployment can
 either log in as them (compose, k8s: one database identity per service) or grant them
 to login users of its own.
@@ -42,12 +45,15 @@ GRANTS: dict[str, dict[str, str]] = {
         "keys": "SELECT",
         "dealer_secrets": "SELECT, INSERT",
         "table_grants": "SELECT, INSERT",
+        "outbox": "SELECT, INSERT, DELETE",
         "alembic_version": "SELECT",
     },
     "rules": {
         "streams": "SELECT",
         **{t: "SELECT, INSERT" for t in _LOG},
         "keys": "SELECT",
+        "outbox": "SELECT, INSERT, DELETE",
+        "dead_letters": "SELECT, INSERT",
         "alembic_version": "SELECT",
     },
     "settlement": {
@@ -55,6 +61,8 @@ GRANTS: dict[str, dict[str, str]] = {
         **{t: "SELECT, INSERT" for t in _LOG},
         "keys": "SELECT",
         **{t: "SELECT, INSERT" for t in _MONEY},
+        "outbox": "SELECT, INSERT, DELETE",
+        "dead_letters": "SELECT, INSERT",
         "alembic_version": "SELECT",
     },
     "audit": {
@@ -62,6 +70,7 @@ GRANTS: dict[str, dict[str, str]] = {
         **{t: "SELECT" for t in _LOG},
         "keys": "SELECT",
         **{t: "SELECT" for t in _MONEY},
+        "dead_letters": "SELECT",
         "alembic_version": "SELECT",
     },
 }

@@ -6,7 +6,7 @@ stream's head is read from ``events``), so they can be append-only; server seeds
 sealed by the dealer before they reach ``dealer_secrets`` and are never changed.
 
 Revision ID: 0002_h14c
-Revises: 0001
+Revises: 0002_h13b
 Create Date: 2026-12-01 00:00:00
 """
 
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0002_h14c"
-down_revision: str | None = "0001"
+down_revision: str | None = "0002_h13b"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
