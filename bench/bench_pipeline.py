@@ -27,9 +27,11 @@ from pathlib import Path
 
 from cpu import cpu_seconds
 
+from croupier.auth import init_dev
 from croupier.bus.embedded import EmbeddedNats
 from croupier.bus.jetstream import Bus
 from croupier.dealing import Batch, Dealer
+from croupier.store.secrets import SeedBox
 from croupier_services.audit import Auditor
 from croupier_services.bots import bets_for
 from croupier_services.dealer import DealerCore
@@ -45,8 +47,10 @@ async def drive(
     signers = load_signers(store, keys)
     bus = await Bus.connect(nats_url)
     await bus.ensure_stream()
+    auth = init_dev(Path(keys).parent / "auth")
     env = {
         **os.environ,
+        "CROUPIER_AUTH_DIR": str(auth.root),
         "CROUPIER_DATABASE_URL": db_url,
         "CROUPIER_NATS_URL": nats_url,
         "CROUPIER_KEYS_DIR": keys,
@@ -58,7 +62,10 @@ async def drive(
     procs = [subprocess.Popen([exe, "serve", role], env=env) for role in ("rules", "settlement")]
     try:
         core = DealerCore(
-            Dealer(signers["dealer"], signers["gateway"], clock_ms=now_ms), store, bus
+            Dealer(signers["dealer"], signers["gateway"], clock_ms=now_ms),
+            store,
+            bus,
+            seed_box=SeedBox(auth.seed_key.read_bytes()),
         )
         rng = random.Random(1)
         tables = [f"b{i}" for i in range(args.tables)]

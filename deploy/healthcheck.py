@@ -5,22 +5,51 @@
     croupier-healthcheck http PORT [PATH]      HTTP GET on 127.0.0.1:PORT (default /metrics)
 
 Exits 0 when healthy (SERVING / HTTP 2xx), 1 otherwise. Used by the
-docker-compose healthchecks; Kubernetes uses its native grpc/httpGet probes.
+docker-compose healthchecks and the Kubernetes exec probes. When the service runs
+TLS (``CROUPIER_TLS_CERT``/``_KEY``, or ``server.pem``/``server.key`` in
+``CROUPIER_AUTH_DIR``) the probe speaks TLS against ``CROUPIER_TLS_CLIENT_CA`` (or
+``ca.pem``) and presents the server's own certificate: health checks need no
+identity, the TLS handshake does.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import urllib.request
+from pathlib import Path
 
 TIMEOUT_S = 3.0
+
+
+def _file(var: str, name: str) -> Path | None:
+    value = os.environ.get(var)
+    if value is not None:
+        return Path(value) if value else None
+    p = Path(os.environ.get("CROUPIER_AUTH_DIR", "var/auth")) / name
+    return p if p.exists() else None
+
+
+def _channel(grpc: object, target: str) -> object:
+    cert, key = _file("CROUPIER_TLS_CERT", "server.pem"), _file("CROUPIER_TLS_KEY", "server.key")
+    if cert is None or key is None:
+        return grpc.insecure_channel(target)  # type: ignore[attr-defined]
+    ca = _file("CROUPIER_TLS_CLIENT_CA", "ca.pem")
+    creds = grpc.ssl_channel_credentials(  # type: ignore[attr-defined]
+        root_certificates=ca.read_bytes() if ca else None,
+        private_key=key.read_bytes(),
+        certificate_chain=cert.read_bytes(),
+    )
+    return grpc.secure_channel(  # type: ignore[attr-defined]
+        target, creds, options=[("grpc.ssl_target_name_override", "localhost")]
+    )
 
 
 def check_grpc(port: str, service: str) -> int:
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+    with _channel(grpc, f"127.0.0.1:{port}") as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         try:
             reply = stub.Check(

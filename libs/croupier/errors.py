@@ -23,7 +23,10 @@
     │   ├── DuplicateEvent           (stream, seq) already holds a different event
     │   ├── IdempotencyConflict      same idempotency key, different content
     │   └── NotFound                 no such hand, shoe, settlement or transaction
-    └── AuditMismatch                a replay disagrees with what was stored
+    ├── AuditMismatch                a replay disagrees with what was stored
+    └── AuthError                    a caller the server does not let in
+        ├── Unauthenticated          no credential, or one that does not verify
+        └── PermissionDenied         a known caller acting outside its role or grants
 
 Every error carries a human message; ``RuleViolation`` and ``IntegrityError`` also carry
 a machine ``reason`` (a short snake_case code used as a metrics label and in gRPC
@@ -182,3 +185,15 @@ class AuditMismatch(CroupierError):
         super().__init__(message)
         self.stream = stream
         self.seq = seq
+
+
+class AuthError(CroupierError):
+    reason = "auth"
+
+
+class Unauthenticated(AuthError):
+    reason = "unauthenticated"
+
+
+class PermissionDenied(AuthError):
+    reason = "permission_denied"

@@ -8,9 +8,10 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 import grpc
 
 from croupier.audit import AuditReport, StoredSettlement, StreamLog, Verdict, audit_hand
-from croupier.errors import InvalidInput, NotFound
+from croupier.errors import InvalidInput, NotFound, RuleViolation
 from croupier.events import SealVerifier
 from croupier.export import HandExport, dump, keys_for
+from croupier.games.base import HAND_CLOSED
 from croupier.pb.croupier.v1 import audit_pb2, audit_pb2_grpc
 from croupier.report import TableDay
 from croupier.signing import KeyRegistry
@@ -43,6 +44,17 @@ def load_hand(store: EventStore, hand_id: str) -> HandExport:
         stored = None
     registry = store.key_registry()
     return HandExport(hand_id, hand, shoe, keys_for(registry, hand.seals + shoe.seals), stored)
+
+
+def require_closed(x: HandExport) -> None:
+    """Refuse to hand out an open hand: its events carry face-down cards still in play
+    (an audit of it is only ``PENDING_REVEAL``; its export and history wait for the
+    close)."""
+    if not any(e.type == HAND_CLOSED for e in x.hand.events):
+        raise RuleViolation(
+            f"hand {x.hand_id} is still open: it is shown once it has closed",
+            reason="hand_open",
+        )
 
 
 class Auditor:
@@ -195,7 +207,9 @@ class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
     ) -> audit_pb2.ExportHandResponse:
         if not request.hand_id:
             raise InvalidInput("hand_id is required")
-        return audit_pb2.ExportHandResponse(jsonl=dump(load_hand(self.store, request.hand_id)))
+        x = load_hand(self.store, request.hand_id)
+        require_closed(x)
+        return audit_pb2.ExportHandResponse(jsonl=dump(x))
 
     @rpc("GetHandHistory")
     async def GetHandHistory(
@@ -206,6 +220,7 @@ class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
         if not request.hand_id:
             raise InvalidInput("hand_id is required")
         tz = reporting.parse_tz(request.time_zone) if request.time_zone else None
+        require_closed(load_hand(self.store, request.hand_id))
         return audit_pb2.GetHandHistoryResponse(
             text=reporting.history(self.store, request.hand_id, tz)
         )

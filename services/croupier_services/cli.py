@@ -7,6 +7,10 @@
     croupier db upgrade | db check
     croupier nats check | nats provision [--variant V ...]
     croupier keys init [--dir DIR]
+    croupier auth init [--dir DIR] | auth issue-token --subject S --role R [--ttl S]
+    croupier auth grant --table T --gateway G
+    croupier db roles [--prefix P] [--schema S] [--login]
+    croupier nats config                        # the per-service NATS users (auth.conf)
     croupier variants
     croupier rtp VARIANT
     croupier rules eval VARIANT ARGS... | rules compare VARIANT A B
@@ -33,6 +37,7 @@ import os
 import re
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +80,12 @@ def cmd_serve(a: argparse.Namespace) -> int:
     from croupier_services.runtime import Node
 
     role = a.role
+    if role == "all":  # the embedded default: development credentials if there are none
+        from croupier.auth import AuthDir, init_dev
+
+        auth_dir = AuthDir(Path(os.environ.get("CROUPIER_AUTH_DIR", "var/auth")))
+        if not auth_dir.complete():
+            init_dev(auth_dir.root)
     s = Settings.from_env(role if role != "all" else "dealer")
     logs.setup(s.log_level, json_lines=os.environ.get("CROUPIER_LOG_FORMAT", "json") == "json")
     roles = ("dealer", "rules", "settlement", "audit") if role == "all" else (role,)
@@ -86,6 +97,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
         grpc_port=s.grpc_port,
         metrics_port=s.metrics_port,
         rule_variants=a.variant or (),
+        auth=s.auth,
         viewer_port=_viewer_port() if "audit" in roles else 0,
         stream=s.stream,
         consumers=s.consumers,
@@ -130,6 +142,24 @@ def cmd_db(a: argparse.Namespace) -> int:
     if a.action == "upgrade":
         migrate(s.database_url)
         print("database at head")
+    elif a.action == "roles":
+        from croupier.store import create_engine
+        from croupier.store.roles import SERVICES, create_roles
+
+        passwords = None
+        if a.login:
+            passwords = {}
+            for svc in SERVICES:
+                var = f"CROUPIER_DB_{svc.upper()}_PASSWORD"
+                if not os.environ.get(var):
+                    raise InvalidInput(f"--login needs {var}")
+                passwords[svc] = os.environ[var]
+        engine = create_engine(s.database_url)
+        try:
+            for role in create_roles(engine, a.prefix, a.schema, passwords):
+                print(f"role {role} granted on schema {a.schema}")
+        finally:
+            engine.dispose()
     return 0
 
 
@@ -142,21 +172,56 @@ def cmd_keys(a: argparse.Namespace) -> int:
     return 0
 
 
+# -- auth ------------------------------------------------------------------------------
+def cmd_auth(a: argparse.Namespace) -> int:
+    from croupier.auth import AuthDir, Role, TokenIssuer, init_dev
+
+    d = AuthDir(Path(a.dir or os.environ.get("CROUPIER_AUTH_DIR", "var/auth")))
+    if a.action == "init":
+        init_dev(d.root)
+        for f in sorted(d.root.iterdir()):
+            print(f)
+        return 0
+    if a.action == "issue-token":
+        if not a.subject or not a.role:
+            raise InvalidInput("issue-token needs --subject and --role")
+        key = Path(a.issuer_key) if a.issuer_key else d.issuer_key
+        issuer = TokenIssuer.from_pem(key.read_bytes())
+        print(issuer.issue(a.subject, Role(a.role), a.ttl))
+        return 0
+    if not a.table or not a.gateway:
+        raise InvalidInput("grant needs --table and --gateway")
+    st = _store(Settings.from_env("auth"))
+    new = st.grant_table(a.table, a.gateway, time.time_ns() // 1_000_000, "operator")
+    print(f"table {a.table} {'granted to' if new else 'was already granted to'} {a.gateway}")
+    return 0
+
+
 # -- nats ------------------------------------------------------------------------------
 def cmd_nats(a: argparse.Namespace) -> int:
     """``nats check``: how the stream and consumers differ from the settings;
     ``nats provision``: apply the settings (create or update) on purpose."""
     from croupier.bus import subjects
     from croupier.bus.jetstream import Bus
+    from croupier.bus.permissions import authorization_block
     from croupier_services.rules import durables_for
+    from croupier_services.security import nats_tls
     from croupier_services.settlement import DURABLE
 
+    if a.action == "config":  # the NATS users and their permissions (auth.conf)
+        print(authorization_block(a.variant or variants()), end="")
+        return 0
     s = Settings.from_env("nats")
     durables = [*durables_for(a.variant or variants()), (DURABLE, subjects.filter_for("outcome"))]
 
     async def run() -> int:
-        bus = await Bus.connect(s.nats_url, name="croupier-cli", stream=s.stream,
-                                consumers=s.consumers)
+        bus = await Bus.connect(
+            s.nats_url,
+            name="croupier-cli",
+            stream=s.stream,
+            consumers=s.consumers,
+            tls=nats_tls(s.auth, s.nats_url),
+        )
         try:
             if a.action == "provision":
                 changed = await bus.provision(durables)
@@ -363,11 +428,18 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_serve)
 
     db = sub.add_parser("db", help="database migrations")
-    db.add_argument("action", choices=["upgrade"])
+    db.add_argument("action", choices=["upgrade", "roles"])
+    db.add_argument("--prefix", default="croupier_", help="roles: role name prefix")
+    db.add_argument("--schema", default="public", help="roles: the store's schema")
+    db.add_argument(
+        "--login", action="store_true", help="roles: LOGIN with CROUPIER_DB_<SERVICE>_PASSWORD"
+    )
     db.set_defaults(fn=cmd_db)
 
-    n = sub.add_parser("nats", help="JetStream stream and consumers from the settings")
-    n.add_argument("action", choices=["check", "provision"])
+    n = sub.add_parser(
+        "nats", help="JetStream stream and consumers from the settings; the NATS users"
+    )
+    n.add_argument("action", choices=["check", "provision", "config"])
     n.add_argument("--variant", action="append", help="rules consumers of these variants only")
     n.set_defaults(fn=cmd_nats)
 
@@ -375,6 +447,17 @@ def parser() -> argparse.ArgumentParser:
     k.add_argument("action", choices=["init"])
     k.add_argument("--dir")
     k.set_defaults(fn=cmd_keys)
+
+    au_ = sub.add_parser("auth", help="credentials: dev material, identity tokens, grants")
+    au_.add_argument("action", choices=["init", "issue-token", "grant"])
+    au_.add_argument("--dir", help="auth folder (default CROUPIER_AUTH_DIR or var/auth)")
+    au_.add_argument("--subject", help="issue-token: the caller's name")
+    au_.add_argument("--role", choices=["gateway", "auditor", "operator"])
+    au_.add_argument("--ttl", type=int, default=86_400, help="issue-token: lifetime, seconds")
+    au_.add_argument("--issuer-key", help="issue-token: issuer key (default <dir>/issuer.key)")
+    au_.add_argument("--table", help="grant: the table")
+    au_.add_argument("--gateway", help="grant: the gateway subject")
+    au_.set_defaults(fn=cmd_auth)
 
     v = sub.add_parser("variants", help="list registered variants")
     v.set_defaults(fn=cmd_variants)

@@ -23,11 +23,19 @@ import grpc
 from google.protobuf.message import Message
 
 from croupier import canonical, limits
+from croupier.auth import SeatTokens, current_identity
 from croupier.bus import subjects, wire
 from croupier.bus.jetstream import Bus
 from croupier.bus.relay import OutboxRelay
 from croupier.dealing import Batch, Dealer, Hand, TableRow, hand_id_for, restore_table
-from croupier.errors import CroupierError, FieldRejected, NotFound, StaleSequence
+from croupier.errors import (
+    CroupierError,
+    FieldRejected,
+    InvalidInput,
+    NotFound,
+    StaleSequence,
+    Unauthenticated,
+)
 from croupier.events import Event
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
@@ -35,6 +43,7 @@ from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
 from croupier.store import EventStore, Outbox, OutboxItem, RequestRecord, StreamInfo, TableRecord
 from croupier.store import outbox as ob
 from croupier.store.requests import replay, request_hash
+from croupier.store.secrets import SeedBox
 from croupier_services import metrics
 from croupier_services.feed import FeedHub
 from croupier_services.grpc_util import abort, rpc
@@ -54,10 +63,13 @@ def now_ms() -> int:
 class DealerCore:
     """Persist-then-publish around the pure dealer; shared by gRPC and in-process drivers."""
 
-    def __init__(self, dealer: Dealer, store: EventStore, bus: Bus | None) -> None:
+    def __init__(
+        self, dealer: Dealer, store: EventStore, bus: Bus | None, *, seed_box: SeedBox
+    ) -> None:
         self.dealer = dealer
         self.store = store
         self.bus = bus
+        self.seed_box = seed_box  # seals server seeds at rest (the dealer's key only)
         self.lock = asyncio.Lock()
         self.feed = FeedHub(store)
         self.last_move_ms: dict[str, int] = {}  # open hand -> when its last event was made
@@ -165,7 +177,11 @@ class DealerCore:
         for r in records:
             shoe_events = logs.get(r.shoe_id, []) if r.shoe_id else []
             revealed = any(e.type == g.SHOE_REVEALED for e in shoe_events)
-            seed = self.store.get_secret(r.shoe_id) if r.shoe_id and not revealed else None
+            seed = (
+                self.store.get_secret(r.shoe_id, self.seed_box)
+                if r.shoe_id and not revealed
+                else None
+            )
             hands = [
                 (logs.get(h, []), seals.get(h, []))
                 for h in (hand_id_for(r.table_id, n) for n in (r.hand_count - 1, r.hand_count))
@@ -259,7 +275,7 @@ class DealerCore:
         with self.store.transaction() as tx:
             tx.put_tables([self._record(r) for r in b.tables])
             for sid, seed in b.secrets:
-                tx.put_secret(sid, seed, self.dealer.clock_ms())
+                tx.put_secret(sid, seed, self.dealer.clock_ms(), self.seed_box)
             if b.events:
                 tx.append(
                     b.events,
@@ -271,9 +287,7 @@ class DealerCore:
                         for r in b.streams
                     ],
                 )
-                ob.enqueue(
-                    tx.connection, self.outbox_items(b.closed_hands), self.dealer.clock_ms()
-                )
+                ob.enqueue(tx.connection, self.outbox_items(b.closed_hands), self.dealer.clock_ms())
             if request is not None:
                 tx.put_request(request)
 
@@ -371,10 +385,18 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
     """The gateway API. Each mutating call: edge limits (:mod:`croupier.limits`), then,
     under the dealer lock, the request id's stored result if there is one
     (:mod:`croupier.store.requests`), the optimistic ``expected_seq`` check, the dealer's
-    move, and one commit holding the events and the call's result."""
+    move, and one commit holding the events and the call's result. Who may call what is
+    decided before any of this by the authentication interceptor (:mod:`croupier.auth`)."""
 
-    def __init__(self, core: DealerCore, *, require_request_id: bool = False) -> None:
+    def __init__(
+        self,
+        core: DealerCore,
+        seat_tokens: SeatTokens | None = None,
+        *,
+        require_request_id: bool = False,
+    ) -> None:
         self.core = core
+        self.seat_tokens = seat_tokens
         self.require_request_id = require_request_id
 
     @property
@@ -741,3 +763,21 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         return await self._once(
             "CloseTable", request, context, gateway_pb2.CloseTableResponse, apply
         )
+
+    @rpc("IssueSeatToken")
+    async def IssueSeatToken(
+        self, request: gateway_pb2.IssueSeatTokenRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.IssueSeatTokenResponse:
+        caller = current_identity()
+        if caller is None or self.seat_tokens is None:
+            raise Unauthenticated("seat tokens are issued to an authenticated gateway")
+        if request.ttl_s < 0:
+            raise InvalidInput("ttl_s must be >= 0")
+        token, exp = self.seat_tokens.issue(
+            caller.subject,
+            request.table_id,
+            request.seat,
+            request.player_id,
+            int(request.ttl_s) or 86_400,
+        )
+        return gateway_pb2.IssueSeatTokenResponse(token=token, expires_at_s=exp)

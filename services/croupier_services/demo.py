@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 import grpc
 
+from croupier.auth import Role, init_dev
 from croupier.bus.embedded import free_port
 from croupier.games.registry import engine as engine_for
 from croupier.money import HOUSE
@@ -45,8 +46,10 @@ from croupier.pb.croupier.v1 import (
     settlement_pb2_grpc,
 )
 from croupier_services.bots import bets_for, next_move, seat_to_act, theoretical_rtp
+from croupier_services.config import AuthSettings
 from croupier_services.gateway_client import GatewayClient
 from croupier_services.runtime import Node
+from croupier_services.security import client_channel, seat_metadata
 
 STACK = 10_000_000  # minor units each player carries into a hand
 
@@ -148,12 +151,26 @@ class GrpcTables:
 
     def __init__(self, gw: gateway_pb2_grpc.GatewayServiceStub | GatewayClient) -> None:
         self.gw = gw
+        # each player's session: a seat token from the dealer (IssueSeatToken), sent with
+        # that seat's calls; the gateway remembers which table each hand is at
+        self.tokens: dict[tuple[str, int, str], str] = {}
+        self.hands: dict[str, tuple[str, dict[int, str]]] = {}
 
-    async def _call(self, method: str, request: Any) -> Any:
+    async def _call(self, method: str, request: Any, seats: Any = ()) -> Any:
+        md = None
+        if seats:
+            table, players = self.hands[request.hand_id]
+            md = seat_metadata([self.tokens[(table, n, players[n])] for n in sorted(set(seats))])
         try:
-            return await getattr(self.gw, method)(request)
+            return await getattr(self.gw, method)(request, metadata=md)
         except grpc.aio.AioRpcError as e:
             raise Refused(f"{method}: {e.code().name}: {e.details()}") from e
+
+    async def _seat_token(self, table: str, seat: int, player: str) -> None:
+        if (table, seat, player) not in self.tokens:
+            req = gateway_pb2.IssueSeatTokenRequest(table_id=table, seat=seat, player_id=player)
+            r = await self._call("IssueSeatToken", req)
+            self.tokens[(table, seat, player)] = r.token
 
     async def open_table(self, table: str, variant: str) -> None:
         req = gateway_pb2.OpenTableRequest(
@@ -164,11 +181,15 @@ class GrpcTables:
     async def open_hand(self, table: str, seats: list[tuple[int, str, int]]) -> tuple[str, int]:
         rows = [gateway_pb2.SeatEntry(seat=s, player_id=p, stack_minor=k) for s, p, k in seats]
         h = await self._call("OpenHand", gateway_pb2.OpenHandRequest(table_id=table, seats=rows))
+        for s, p, _ in seats:
+            await self._seat_token(table, s, p)
+        self.hands[h.hand_id] = (table, {s: p for s, p, _ in seats})
         return h.hand_id, h.hand_no
 
     async def place_bets(self, hand_id: str, bets: list[tuple[int, str, int]]) -> None:
         rows = [gateway_pb2.Bet(seat=s, spot=sp, amount_minor=a) for s, sp, a in bets]
-        await self._call("PlaceBets", gateway_pb2.PlaceBetsRequest(hand_id=hand_id, bets=rows))
+        req = gateway_pb2.PlaceBetsRequest(hand_id=hand_id, bets=rows)
+        await self._call("PlaceBets", req, [s for s, _, _ in bets])
 
     async def close_betting(self, hand_id: str) -> View:
         r = await self._call("CloseBetting", gateway_pb2.CloseBettingRequest(hand_id=hand_id))
@@ -176,13 +197,13 @@ class GrpcTables:
 
     async def view(self, hand_id: str, seat: int) -> View:
         req = gateway_pb2.GetHandViewRequest(hand_id=hand_id, seat=seat)
-        return _view((await self._call("GetHandView", req)).view)
+        return _view((await self._call("GetHandView", req, [seat])).view)
 
     async def act(self, hand_id: str, seat: int, action: str, args: dict[str, Any]) -> View:
         req = gateway_pb2.ActRequest(
             hand_id=hand_id, seat=seat, action=action, args_json=json.dumps(args)
         )
-        return _view((await self._call("Act", req)).view)
+        return _view((await self._call("Act", req, [seat])).view)
 
     async def expire(self, hand_id: str) -> View:
         r = await self._call("ExpireTurn", gateway_pb2.ExpireTurnRequest(hand_id=hand_id))
@@ -308,6 +329,7 @@ async def run_demo(
     keep_running: bool = False,
 ) -> int:
     db_url = database_url or f"sqlite:///{workdir / 'croupier.sqlite'}"
+    auth_dir = init_dev(workdir / "auth")  # dev certificates, tokens and dealer keys
     if metrics_port < 0:
         metrics_port = free_port()
     node = Node(
@@ -318,6 +340,7 @@ async def run_demo(
         grpc_port=0,
         metrics_port=metrics_port,
         rule_variants=games,
+        auth=AuthSettings.from_env(str(auth_dir.root)),
     )
     await node.start()
     try:
@@ -347,10 +370,15 @@ async def _drive(
     node: Node, games: list[str], hands: int, tables: int, players: int, seed: int
 ) -> int:
     target = f"127.0.0.1:{node.bound_port}"
-    async with grpc.aio.insecure_channel(target) as ch:
+    assert node.auth is not None
+    auth = Path(node.auth.auth_dir)
+    async with (
+        client_channel(target, auth, Role.GATEWAY) as ch,
+        client_channel(target, auth, Role.AUDITOR) as ach,
+    ):
         tables_ = GrpcTables(GatewayClient(gateway_pb2_grpc.GatewayServiceStub(ch)))
-        st = settlement_pb2_grpc.SettlementServiceStub(ch)
-        au = audit_pb2_grpc.AuditServiceStub(ch)
+        st = settlement_pb2_grpc.SettlementServiceStub(ach)
+        au = audit_pb2_grpc.AuditServiceStub(ach)
         rng = random.Random(seed)
         total = hands * len(games)
         progress = Progress(total, "dealing ")

@@ -56,13 +56,15 @@ class GatewayClient:
         self.policy = policy or RetryPolicy()
         self.retries = 0
 
-    async def _call(self, method: Callable[..., Awaitable[T]], request: Any) -> T:
+    async def _call(
+        self, method: Callable[..., Awaitable[T]], request: Any, metadata: Any = None
+    ) -> T:
         if hasattr(request, "request_id") and not request.request_id:
             request.request_id = new_request_id()
         backoff = self.policy.first_backoff_s
         for attempt in range(1, self.policy.attempts + 1):
             try:
-                return await method(request, timeout=self.policy.timeout_s)
+                return await method(request, timeout=self.policy.timeout_s, metadata=metadata)
             except grpc.aio.AioRpcError as e:
                 if e.code() not in RETRYABLE or attempt == self.policy.attempts:
                     raise
@@ -72,33 +74,52 @@ class GatewayClient:
                 backoff = min(backoff * 2, self.policy.max_backoff_s)
         raise AssertionError("unreachable")
 
-    async def OpenTable(self, r: gateway_pb2.OpenTableRequest) -> gateway_pb2.OpenTableResponse:
-        return await self._call(self.stub.OpenTable, r)
+    async def OpenTable(
+        self, r: gateway_pb2.OpenTableRequest, metadata: Any = None
+    ) -> gateway_pb2.OpenTableResponse:
+        return await self._call(self.stub.OpenTable, r, metadata)
 
-    async def OpenShoe(self, r: gateway_pb2.OpenShoeRequest) -> gateway_pb2.OpenShoeResponse:
-        return await self._call(self.stub.OpenShoe, r)
+    async def OpenShoe(
+        self, r: gateway_pb2.OpenShoeRequest, metadata: Any = None
+    ) -> gateway_pb2.OpenShoeResponse:
+        return await self._call(self.stub.OpenShoe, r, metadata)
 
-    async def OpenHand(self, r: gateway_pb2.OpenHandRequest) -> gateway_pb2.OpenHandResponse:
-        return await self._call(self.stub.OpenHand, r)
+    async def OpenHand(
+        self, r: gateway_pb2.OpenHandRequest, metadata: Any = None
+    ) -> gateway_pb2.OpenHandResponse:
+        return await self._call(self.stub.OpenHand, r, metadata)
 
-    async def PlaceBets(self, r: gateway_pb2.PlaceBetsRequest) -> gateway_pb2.PlaceBetsResponse:
-        return await self._call(self.stub.PlaceBets, r)
+    async def PlaceBets(
+        self, r: gateway_pb2.PlaceBetsRequest, metadata: Any = None
+    ) -> gateway_pb2.PlaceBetsResponse:
+        return await self._call(self.stub.PlaceBets, r, metadata)
 
-    async def Act(self, r: gateway_pb2.ActRequest) -> gateway_pb2.ActResponse:
-        return await self._call(self.stub.Act, r)
+    async def Act(
+        self, r: gateway_pb2.ActRequest, metadata: Any = None
+    ) -> gateway_pb2.ActResponse:
+        return await self._call(self.stub.Act, r, metadata)
 
-    async def ExpireTurn(self, r: gateway_pb2.ExpireTurnRequest) -> gateway_pb2.ExpireTurnResponse:
-        return await self._call(self.stub.ExpireTurn, r)
+    async def ExpireTurn(
+        self, r: gateway_pb2.ExpireTurnRequest, metadata: Any = None
+    ) -> gateway_pb2.ExpireTurnResponse:
+        return await self._call(self.stub.ExpireTurn, r, metadata)
 
     async def CloseBetting(
-        self, r: gateway_pb2.CloseBettingRequest
+        self, r: gateway_pb2.CloseBettingRequest, metadata: Any = None
     ) -> gateway_pb2.CloseBettingResponse:
-        return await self._call(self.stub.CloseBetting, r)
+        return await self._call(self.stub.CloseBetting, r, metadata)
 
-    async def CloseTable(self, r: gateway_pb2.CloseTableRequest) -> gateway_pb2.CloseTableResponse:
-        return await self._call(self.stub.CloseTable, r)
+    async def CloseTable(
+        self, r: gateway_pb2.CloseTableRequest, metadata: Any = None
+    ) -> gateway_pb2.CloseTableResponse:
+        return await self._call(self.stub.CloseTable, r, metadata)
 
     async def GetHandView(
-        self, r: gateway_pb2.GetHandViewRequest
+        self, r: gateway_pb2.GetHandViewRequest, metadata: Any = None
     ) -> gateway_pb2.GetHandViewResponse:
-        return await self._call(self.stub.GetHandView, r)
+        return await self._call(self.stub.GetHandView, r, metadata)
+
+    async def IssueSeatToken(
+        self, r: gateway_pb2.IssueSeatTokenRequest, metadata: Any = None
+    ) -> gateway_pb2.IssueSeatTokenResponse:
+        return await self._call(self.stub.IssueSeatToken, r, metadata)

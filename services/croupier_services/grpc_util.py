@@ -1,4 +1,5 @@
-"""gRPC plumbing shared by every server: error mapping, health, reflection, metrics.
+"""gRPC plumbing shared by every server: construction behind the authentication
+interceptor (TLS, mutual TLS), error mapping, health, reflection, metrics.
 
 Every refusal carries, besides its status code and message (``reason: message``), a
 ``google.rpc.Status`` in the ``grpc-status-details-bin`` trailer (the standard rich error
@@ -16,6 +17,7 @@ import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import grpc
@@ -25,6 +27,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
+from croupier.auth import AuthInterceptor, Resources, SeatTokens, TokenVerifier
 from croupier.errors import (
     AlreadyExists,
     CroupierError,
@@ -32,8 +35,10 @@ from croupier.errors import (
     IntegrityError,
     InvalidInput,
     NotFound,
+    PermissionDenied,
     RuleViolation,
     StaleSequence,
+    Unauthenticated,
 )
 from croupier_services import metrics
 
@@ -52,6 +57,10 @@ _MALFORMED = frozenset({"bad_amount", "malformed", "unknown_spot", "bad_card"})
 
 
 def status_for(err: CroupierError) -> grpc.StatusCode:
+    if isinstance(err, Unauthenticated):
+        return grpc.StatusCode.UNAUTHENTICATED
+    if isinstance(err, PermissionDenied):
+        return grpc.StatusCode.PERMISSION_DENIED
     if isinstance(err, AlreadyExists):
         return grpc.StatusCode.ALREADY_EXISTS
     if isinstance(err, RuleViolation) and err.reason in _MALFORMED:
@@ -138,16 +147,70 @@ def rpc(name: str) -> Callable[[Callable[..., Awaitable[T]]], Callable[..., Awai
     return deco
 
 
+# -- server construction -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ServerSecurity:
+    """How a server lets callers in: identity tokens checked against the issuer's
+    public key; TLS when a certificate is given; mutual TLS (and client-certificate
+    identities) when a client CA is given."""
+
+    verifier: TokenVerifier
+    cert_pem: bytes | None = None
+    key_pem: bytes | None = None
+    client_ca_pem: bytes | None = None
+    reflection: bool = True
+
+    @property
+    def mutual(self) -> bool:
+        return self.client_ca_pem is not None
+
+
+def make_server(
+    security: ServerSecurity,
+    *,
+    resources: Resources | None = None,
+    seat_tokens: SeatTokens | None = None,
+) -> grpc.aio.Server:
+    """A gRPC server behind the one authentication interceptor (every refusal counted
+    in ``croupier_auth_refused_total{service,reason}``)."""
+    interceptor = AuthInterceptor(
+        security.verifier,
+        resources=resources,
+        seat_tokens=seat_tokens,
+        trust_certificates=security.mutual,
+        on_refusal=lambda service, reason: metrics.AUTH_REFUSED.labels(service, reason).inc(),
+    )
+    # metrics outermost: a refused call is timed and counted with its status too
+    return grpc.aio.server(interceptors=[MetricsInterceptor(), interceptor])
+
+
+def bind(server: grpc.aio.Server, host: str, port: int, security: ServerSecurity) -> int:
+    """Listen on ``host:port`` (TLS when the security has a certificate); the port."""
+    address = f"{host}:{port}"
+    if security.cert_pem is None or security.key_pem is None:
+        log.warning("gRPC on %s without TLS: tokens travel in clear text", address)
+        return int(server.add_insecure_port(address))
+    creds = grpc.ssl_server_credentials(
+        [(security.key_pem, security.cert_pem)],
+        root_certificates=security.client_ca_pem,
+        require_client_auth=security.mutual,
+    )
+    return int(server.add_secure_port(address, creds))
+
+
 async def add_health_and_reflection(
-    server: grpc.aio.Server, service_names: Sequence[str]
+    server: grpc.aio.Server, service_names: Sequence[str], reflection_on: bool = True
 ) -> health.aio.HealthServicer:
     hs = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(hs, server)
     for n in [*service_names, ""]:
         await hs.set(n, health_pb2.HealthCheckResponse.SERVING)
-    reflection.enable_server_reflection(
-        [*service_names, health.SERVICE_NAME, reflection.SERVICE_NAME], server
-    )
+    if reflection_on:
+        reflection.enable_server_reflection(
+            [*service_names, health.SERVICE_NAME, reflection.SERVICE_NAME], server
+        )
     return hs
 
 

@@ -70,15 +70,23 @@ GATEWAY_NO_REQUEST_ID = Counter(
 REQUESTS_PRUNED = Counter(
     "croupier_gateway_request_ids_pruned_total", "Request records removed after retention"
 )
+AUTH_REFUSED = Counter(
+    "croupier_auth_refused_total",
+    "gRPC calls refused by authentication or authorisation",
+    ["service", "reason"],
+)
 
 
 Probe = Callable[[], tuple[bool, str]]
 
 
 def serve(
-    port: int, ready: Probe | None = None, live: Probe | None = None
+    port: int,
+    ready: Probe | None = None,
+    live: Probe | None = None,
+    host: str = "127.0.0.1",
 ) -> ThreadingHTTPServer | None:
-    """Expose ``/metrics`` on ``port`` (0 = do not serve), with ``/readyz`` and
+    """Expose ``/metrics`` on ``host:port`` (0 = do not serve), with ``/readyz`` and
     ``/livez`` (HTTP 200 or 503 with the reason) when probes are given."""
     if not port:
         return None
@@ -105,7 +113,7 @@ def serve(
         def log_message(self, *args: object) -> None:
             return
 
-    httpd = ThreadingHTTPServer(("0.0.0.0", port), Handler)
+    httpd = ThreadingHTTPServer((host, port), Handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     return httpd
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import grpc
 
+from croupier.auth import SeatTokens
 from croupier.bus.embedded import EmbeddedNats
 from croupier.bus.jetstream import Bus, ConsumerSpec, StreamSpec
 from croupier.bus.relay import OutboxRelay
@@ -24,12 +25,21 @@ from croupier.signing import Signer
 from croupier.store import EventStore, migrate
 from croupier_services import metrics
 from croupier_services.audit import AuditServicer
+from croupier_services.config import AuthSettings
 from croupier_services.consumer import ConsumerLoop
 from croupier_services.dealer import DealerCore, GatewayServicer, prune_request_ids
-from croupier_services.grpc_util import MetricsInterceptor, add_health_and_reflection
+from croupier_services.grpc_util import add_health_and_reflection, bind, make_server
 from croupier_services.health import HealthMonitor
 from croupier_services.keys import init_keys
 from croupier_services.rules import RulesService
+from croupier_services.security import (
+    DealerResources,
+    nats_tls,
+    seat_tokens,
+    seed_box,
+    server_security,
+    viewer_authorizer,
+)
 from croupier_services.settlement import SettlementServicer, SettlementWorker
 
 log = logging.getLogger("croupier")
@@ -82,6 +92,7 @@ class Node:
     unverifiable_pause_s: float = 30.0
     request_id_retention_s: int = 86_400  # gateway request ids kept this long, then pruned
     require_request_id: bool = False  # refuse mutating gateway calls without a request id
+    auth: AuthSettings | None = None  # None: from the environment (CROUPIER_AUTH_DIR, ...)
     store: EventStore | None = None
     bus: Bus | None = None
     nats: EmbeddedNats | None = None
@@ -103,19 +114,31 @@ class Node:
         return any(r in self.roles for r in ("dealer", "rules", "settlement"))
 
     async def start(self) -> Node:
+        # security material first: a service without it stops before touching anything
+        auth = self.auth = self.auth or AuthSettings.from_env()
+        serves = bool({"dealer", "settlement", "audit"} & set(self.roles))
+        security = server_security(auth) if serves else None
         if self.nats_url is None and self.needs_nats:
             self.nats = EmbeddedNats().start()
             self.nats_url = self.nats.url
         self.store = open_store(self.database_url)
         signers = load_signers(self.store, self.keys_dir)
         served: list[str] = []
-        self.server = grpc.aio.server(interceptors=[MetricsInterceptor()])
+        resources: DealerResources | None = None
+        seats: SeatTokens | None = None
         if "dealer" in self.roles:
             self.core = DealerCore(
                 Dealer(signers["dealer"], signers["gateway"], clock_ms=now_ms),
                 self.store,
                 None,
+                seed_box=seed_box(auth),
             )
+            seats = seat_tokens(auth)
+            resources = DealerResources(self.core)
+        if security is not None:
+            self.server = make_server(security, resources=resources, seat_tokens=seats)
+        if self.core is not None:
+            assert self.server is not None
             await self.core.recover()
             self.relays.append(self.core.relay)
             if self.turn_clock:
@@ -128,7 +151,7 @@ class Node:
                 )
             )
             gateway_pb2_grpc.add_GatewayServiceServicer_to_server(
-                GatewayServicer(self.core, require_request_id=self.require_request_id),
+                GatewayServicer(self.core, seats, require_request_id=self.require_request_id),
                 self.server,
             )
             served.append(SERVICE_NAMES["dealer"])
@@ -149,7 +172,8 @@ class Node:
                     self.store,
                     host=self.viewer_host,
                     port=self.viewer_port,
-                    authorize=self.viewer_authorize,
+                    authorize=self.viewer_authorize
+                    or (viewer_authorizer(security.verifier) if security else None),
                 )
                 self.viewer.start()
                 log.info("replay viewer on http://%s:%d/", self.viewer_host, self.viewer.port)
@@ -161,13 +185,15 @@ class Node:
             needs_nats=consuming,
             stall_after_s=self.stall_after_s,
         )
-        if served:
-            hs = await add_health_and_reflection(self.server, served)
+        if served and self.server is not None and security is not None:
+            hs = await add_health_and_reflection(self.server, served, security.reflection)
             self.health.attach(hs, served)
-            self.bound_port = self.server.add_insecure_port(f"0.0.0.0:{self.grpc_port}")
+            self.bound_port = bind(self.server, auth.grpc_host, self.grpc_port, security)
             await self.server.start()
         metrics.prime(list(self.rule_variants) or known_variants())
-        metrics.serve(self.metrics_port, self.health.ready_probe, self.health.live_probe)
+        metrics.serve(
+            self.metrics_port, self.health.ready_probe, self.health.live_probe, auth.metrics_host
+        )
         await self.health.check()
         self.tasks.append(asyncio.create_task(self.health.run(self.stop_event)))
         if self.needs_nats:
@@ -186,6 +212,7 @@ class Node:
             name=f"croupier-{'-'.join(self.roles)}",
             stream=self.stream,
             consumers=self.consumers,
+            tls=nats_tls(self.auth or AuthSettings.from_env(), self.nats_url),
         )
         if bus is None:
             return

@@ -58,6 +58,7 @@ import grpc
 import sqlalchemy as sa
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from croupier.auth import AuthDir, Role, init_dev
 from croupier.bus import subjects, wire
 from croupier.bus.embedded import EmbeddedCluster, free_port
 from croupier.bus.jetstream import Bus, StreamSpec
@@ -65,6 +66,7 @@ from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
 from croupier.store import Store, normalise_url
 from croupier_services.audit import Auditor
 from croupier_services.bots import bets_for
+from croupier_services.security import client_channel, seat_metadata
 
 VARIANT = "baccarat"
 STACK = 10_000_000
@@ -294,6 +296,7 @@ class Load:
     target: str
     tables: int
     seed: int
+    auth_dir: Path = Path("var/auth")
     closed_at: list[float] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
     stop: asyncio.Event = field(default_factory=asyncio.Event)
@@ -301,7 +304,7 @@ class Load:
     table_ids: list[str] = field(default_factory=list)
 
     async def start(self) -> None:
-        self.channel = grpc.aio.insecure_channel(self.target)
+        self.channel = client_channel(self.target, self.auth_dir, Role.GATEWAY)
         self.gw = gateway_pb2_grpc.GatewayServiceStub(self.channel)
         run = uuid.uuid4().hex[:6]
         for i in range(self.tables):
@@ -318,8 +321,8 @@ class Load:
         self.errors[code] = self.errors.get(code, 0) + 1
         return e.details() or "" if isinstance(e, grpc.aio.AioRpcError) else str(e)
 
-    async def _call(self, fn: Callable[..., Any], req: Any) -> Any:
-        return await fn(req, timeout=20, wait_for_ready=True)
+    async def _call(self, fn: Callable[..., Any], req: Any, metadata: Any = None) -> Any:
+        return await fn(req, timeout=20, wait_for_ready=True, metadata=metadata)
 
     async def _table(self, tid: str, rng: random.Random) -> None:
         while not self.stop.is_set():
@@ -348,6 +351,15 @@ class Load:
                     hand = h.hand_id
                     bets = bets_for(VARIANT, rng, [1, 2, 3], h.hand_no, STACK)
                     if bets:
+                        tokens = []  # the players' seat tokens (IssueSeatToken)
+                        for n in sorted({b[0] for b in bets}):
+                            r = await self._call(
+                                self.gw.IssueSeatToken,
+                                gateway_pb2.IssueSeatTokenRequest(
+                                    table_id=tid, seat=n, player_id=f"{tid}_p{n}"
+                                ),
+                            )
+                            tokens.append(r.token)
                         await self._call(
                             self.gw.PlaceBets,
                             gateway_pb2.PlaceBetsRequest(
@@ -357,6 +369,7 @@ class Load:
                                     for s, sp, a in bets
                                 ],
                             ),
+                            seat_metadata(tokens),
                         )
                 await self._call(
                     self.gw.CloseBetting, gateway_pb2.CloseBettingRequest(hand_id=hand)
@@ -443,6 +456,7 @@ class Drill:
             CROUPIER_NATS_URL=self.nats.url,
             CROUPIER_DATABASE_URL=self.database.url,
             CROUPIER_KEYS_DIR=str(self.workdir / "keys"),
+            CROUPIER_AUTH_DIR=str(init_dev(self.workdir / "auth").root),
             CROUPIER_LOG_FORMAT="text",
             CROUPIER_LOG_LEVEL="INFO",
             CROUPIER_STREAM_REPLICAS="3",
@@ -494,7 +508,14 @@ class Drill:
 
     def grpc_health(self, role: str, service: str = "") -> str:
         p = self.procs[role]
-        with grpc.insecure_channel(f"127.0.0.1:{p.grpc_port}") as ch:
+        d = AuthDir(self.workdir / "auth")
+        tls = grpc.ssl_channel_credentials(
+            d.ca_cert.read_bytes(),
+            d.client_key(Role.OPERATOR).read_bytes(),
+            d.client_cert(Role.OPERATOR).read_bytes(),
+        )
+        opts = [("grpc.ssl_target_name_override", "localhost")]
+        with grpc.secure_channel(f"127.0.0.1:{p.grpc_port}", tls, options=opts) as ch:
             try:
                 r = health_pb2_grpc.HealthStub(ch).Check(
                     health_pb2.HealthCheckRequest(service=service), timeout=3
@@ -775,7 +796,12 @@ class Drill:
         rng = random.Random(self.seed)
         self.start()
         pids = {r: list(p.pids) for r, p in self.procs.items()}
-        load = Load(f"127.0.0.1:{self.procs['dealer'].grpc_port}", self.tables, self.seed)
+        load = Load(
+            f"127.0.0.1:{self.procs['dealer'].grpc_port}",
+            self.tables,
+            self.seed,
+            self.workdir / "auth",
+        )
         await load.start()
         t_start = time.monotonic()
         while not load.closed_at and time.monotonic() - t_start < 60:

@@ -58,11 +58,15 @@ from croupier.store import (
     head_revisions,
     schema,
 )
+from croupier.store.secrets import SeedBox
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+BOX = SeedBox(b"\x05" * 32)  # the dealer's seed key
 
 
 def info(
@@ -632,7 +636,7 @@ def test_unit_of_work_rolls_back_on_exception(store: Store, dealer: Signer) -> N
     with pytest.raises(Boom), store.transaction() as uow:
         uow.append(evs, [], [info("h1")])
         uow.settle(settle_tx("h1"), "baccarat", "t1", {"a": 1}, 1)
-        uow.put_secret("s1", b"\x01" * 32, 1)
+        uow.put_secret("s1", b"\x01" * 32, 1, BOX)
         uow.put_key(dealer.public_entry())
         assert uow.head("h1") == (2, evs[-1].hash)
         raise Boom
@@ -641,7 +645,7 @@ def test_unit_of_work_rolls_back_on_exception(store: Store, dealer: Signer) -> N
     assert store.count_settlements() == 0
     assert len(store.key_registry()) == 0
     with pytest.raises(NotFound):
-        store.get_secret("s1")
+        store.get_secret("s1", BOX)
 
 
 def test_list_settlements_paging(store: Store) -> None:
@@ -727,13 +731,13 @@ def test_key_registry_round_trip(store: Store, dealer: Signer, rules: Signer) ->
 
 def test_dealer_secrets(store: Store) -> None:
     seed = bytes(range(32))
-    assert store.put_secret("shoe-1", seed, 1_000) is True
-    assert store.put_secret("shoe-1", seed, 2_000) is False
-    assert store.get_secret("shoe-1") == seed
+    assert store.put_secret("shoe-1", seed, 1_000, BOX) is True
+    assert store.put_secret("shoe-1", seed, 2_000, BOX) is False
+    assert store.get_secret("shoe-1", BOX) == seed
     with pytest.raises(IdempotencyConflict):
-        store.put_secret("shoe-1", b"\x00" * 32, 3_000)
+        store.put_secret("shoe-1", b"\x00" * 32, 3_000, BOX)
     with pytest.raises(NotFound):
-        store.get_secret("shoe-2")
+        store.get_secret("shoe-2", BOX)
 
 
 # --------------------------------------------------------------------------- concurrency

@@ -10,14 +10,18 @@ be paused while a test drives them by hand.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import hashlib
 import json
 import os
+import shutil
+import tempfile
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -27,6 +31,8 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.errors import NotFoundError
 from prometheus_client import REGISTRY
 
+from croupier.auth import RULES, AuthDir, Role, SeatTokens, init_dev
+from croupier.auth.material import DEV_SUBJECTS
 from croupier.bus import subjects
 from croupier.bus.jetstream import Bus
 from croupier.dealing import Dealer
@@ -39,13 +45,21 @@ from croupier.pb.croupier.v1 import (
 )
 from croupier.signing import PRODUCERS, Signer
 from croupier.store import Store
+from croupier.store.secrets import SeedBox
 from croupier_services import metrics
 from croupier_services.audit import AuditServicer
+from croupier_services.config import AuthSettings
 from croupier_services.consumer import ConsumerLoop
 from croupier_services.dealer import DealerCore, GatewayServicer
-from croupier_services.grpc_util import add_health_and_reflection
+from croupier_services.grpc_util import add_health_and_reflection, bind, make_server
 from croupier_services.rules import RulesService
 from croupier_services.runtime import SERVICE_NAMES
+from croupier_services.security import (
+    DealerResources,
+    client_channel,
+    seat_metadata,
+    server_security,
+)
 from croupier_services.settlement import SettlementServicer, SettlementWorker
 
 PG_ENV = "CROUPIER_TEST_DATABASE_URL"
@@ -138,7 +152,10 @@ class Cluster:
     settlement_loop: ConsumerLoop
     server: grpc.aio.Server
     port: int
-    channel: grpc.aio.Channel
+    channel: grpc.aio.Channel  # as the gateway (seat tokens added by SeatTokenAttacher)
+    auditor_channel: grpc.aio.Channel
+    auth: AuthDir
+    seed_box: SeedBox
     gw: gateway_pb2_grpc.GatewayServiceStub
     st: settlement_pb2_grpc.SettlementServiceStub
     au: audit_pb2_grpc.AuditServiceStub
@@ -260,6 +277,47 @@ async def reset_stream(bus: Bus) -> None:
     await bus.ensure_stream()
 
 
+_DEV_AUTH: list[AuthDir] = []
+
+
+def dev_auth() -> AuthDir:
+    """One set of development certificates, keys and tokens for the test process (the
+    clusters run with security on, like the embedded default)."""
+    if not _DEV_AUTH:
+        root = tempfile.mkdtemp(prefix="croupier-auth-")
+        atexit.register(shutil.rmtree, root, True)
+        _DEV_AUTH.append(init_dev(Path(root)))
+    return _DEV_AUTH[0]
+
+
+class SeatTokenAttacher(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[misc]
+    """The test gateway's player sessions: a call that acts for seats (``PlaceBets``,
+    ``Act``, ``GetHandView(seat)``) carries those seats' tokens, minted for the players
+    seated there as ``IssueSeatToken`` would."""
+
+    def __init__(self, resources: DealerResources, tokens: SeatTokens, gateway: str) -> None:
+        self.resources, self.tokens, self.gateway = resources, tokens, gateway
+
+    async def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        method = details.method.decode() if isinstance(details.method, bytes) else details.method
+        rule = RULES.get(method)
+        ref = self.resources.hand(request.hand_id) if rule and rule.seats else None
+        if rule is not None and rule.seats is not None and ref is not None:
+            tokens = [
+                self.tokens.issue(self.gateway, ref.table, seat, ref.players.get(seat, "-"))[0]
+                for seat in sorted(rule.seats(request))
+            ]
+            md = [*(details.metadata or ()), *seat_metadata(tokens)]
+            details = grpc.aio.ClientCallDetails(
+                details.method, details.timeout, md, details.credentials, details.wait_for_ready
+            )
+        return await continuation(details, request)
+
+
+def auth_settings(d: AuthDir) -> AuthSettings:
+    return AuthSettings.from_env(str(d.root))
+
+
 async def build_cluster(
     mode: tuple[str, str],
     database: Database,
@@ -274,19 +332,33 @@ async def build_cluster(
         store.put_key(s.public_entry())
     bus = await Bus.connect(nats_url, name="croupier-it")
     await reset_stream(bus)
-    core = DealerCore(Dealer(signers["dealer"], signers["gateway"], clock_ms=now_ms), store, bus)
+    auth = dev_auth()
+    box = SeedBox(auth.seed_key.read_bytes())
+    core = DealerCore(
+        Dealer(signers["dealer"], signers["gateway"], clock_ms=now_ms), store, bus, seed_box=box
+    )
     rules = RulesService(store, bus, signers["rules"], list(variants))
     rules_loops = await rules.loops()
     worker = SettlementWorker(store, bus, signers["settlement"])
     settlement_loop = await worker.loop()
-    server = grpc.aio.server()
-    gateway_pb2_grpc.add_GatewayServiceServicer_to_server(GatewayServicer(core), server)
+    security = server_security(auth_settings(auth))
+    seats = SeatTokens(auth.seat_key.read_bytes())
+    resources = DealerResources(core)
+    server = make_server(security, resources=resources, seat_tokens=seats)
+    gateway_pb2_grpc.add_GatewayServiceServicer_to_server(GatewayServicer(core, seats), server)
     settlement_pb2_grpc.add_SettlementServiceServicer_to_server(SettlementServicer(store), server)
     audit_pb2_grpc.add_AuditServiceServicer_to_server(AuditServicer(store), server)
     await add_health_and_reflection(server, list(SERVICE_NAMES.values()))
-    port = server.add_insecure_port("127.0.0.1:0")
+    port = bind(server, "127.0.0.1", 0, security)
     await server.start()
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+    target = f"127.0.0.1:{port}"
+    channel = client_channel(
+        target,
+        auth.root,
+        Role.GATEWAY,
+        interceptors=[SeatTokenAttacher(resources, seats, DEV_SUBJECTS[Role.GATEWAY])],
+    )
+    auditor_channel = client_channel(target, auth.root, Role.AUDITOR)
     c = Cluster(
         mode=mode,
         database=database,
@@ -301,9 +373,12 @@ async def build_cluster(
         server=server,
         port=port,
         channel=channel,
+        auditor_channel=auditor_channel,
+        auth=auth,
+        seed_box=box,
         gw=gateway_pb2_grpc.GatewayServiceStub(channel),
-        st=settlement_pb2_grpc.SettlementServiceStub(channel),
-        au=audit_pb2_grpc.AuditServiceStub(channel),
+        st=settlement_pb2_grpc.SettlementServiceStub(auditor_channel),
+        au=audit_pb2_grpc.AuditServiceStub(auditor_channel),
     )
     if consumers:
         c.run_consumers()
@@ -316,6 +391,7 @@ ClusterFactory = Callable[..., Awaitable[Cluster]]
 async def close_cluster(c: Cluster) -> None:
     await c.stop_consumers()
     await c.channel.close()
+    await c.auditor_channel.close()
     await c.server.stop(0)
     with contextlib.suppress(Exception):  # leave a shared server as we found it
         await c.bus.js.delete_stream(subjects.STREAM)

@@ -9,17 +9,21 @@ import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
-import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from nats.js.api import StreamConfig
 
+from croupier.auth import Role
 from croupier.bus import subjects
 from croupier.bus.embedded import EmbeddedNats, free_port
 from croupier.bus.jetstream import Bus, ConsumerSpec, StreamSpec, server_list
 from croupier.store import Outbox
 from croupier_services import metrics
+from croupier_services.config import AuthSettings
 from croupier_services.runtime import Node
+from croupier_services.security import client_channel
+
+from .harness import dev_auth
 
 pytestmark = pytest.mark.integration
 SEATS = [{"seat": 1, "player": "ann", "stack": 1_000_000}]
@@ -56,6 +60,7 @@ async def deal(node: Node, table: str, n: int) -> None:
             await core.commit(table, core.dealer.close_betting(hid))
 
 
+
 def node(tmp: Path, nats_url: str, *roles: str, db: str = "c.sqlite", keys: str = "keys") -> Node:
     return Node(
         roles=roles,
@@ -66,11 +71,13 @@ def node(tmp: Path, nats_url: str, *roles: str, db: str = "c.sqlite", keys: str 
         turn_clock=False,
         stall_after_s=60,
         unverifiable_pause_s=1.0,
+        auth=AuthSettings.from_env(str(dev_auth().root)),
     )
 
 
 async def health(port: int, service: str = "") -> str:
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+    target = f"127.0.0.1:{port}"
+    async with client_channel(target, dev_auth().root, Role.OPERATOR, with_token=False) as ch:
         r = await health_pb2_grpc.HealthStub(ch).Check(
             health_pb2.HealthCheckRequest(service=service), timeout=3
         )

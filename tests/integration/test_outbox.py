@@ -16,6 +16,7 @@ from croupier.bus.embedded import EmbeddedNats
 from croupier.bus.jetstream import Bus
 from croupier.dealing import Dealer
 from croupier.store import Outbox, OutboxItem
+from croupier.store.secrets import SeedBox
 from croupier_services.dealer import DealerCore
 from croupier_services.runtime import load_signers, open_store
 
@@ -67,6 +68,7 @@ async def test_dealing_goes_on_while_nats_is_down_and_the_backlog_drains(
         ),
         store,
         None,
+        seed_box=SeedBox(b"\x07" * 32),
     )
     bus = await Bus.connect(nats.url)
     await bus.ensure_stream()

@@ -125,7 +125,7 @@ async def test_baccarat_pipeline(cluster: Cluster) -> None:
 
     closed = await c.gw.CloseTable(gateway_pb2.CloseTableRequest(table_id=table))
     assert closed.shoe_id == shoe_id
-    assert closed.server_seed == c.store.get_secret(shoe_id)
+    assert closed.server_seed == c.store.get_secret(shoe_id, c.seed_box)
 
     # after the reveal every hand passes, fairness included (directly and over gRPC)
     auditor = Auditor(c.store)

@@ -15,6 +15,7 @@ from croupier.events import verify_chain
 from croupier.games import base as g
 from croupier.signing import Signer
 from croupier.store import EventStore
+from croupier.store.secrets import SeedBox
 from croupier_services.dealer import DealerCore
 from croupier_services.runtime import load_signers, open_store
 
@@ -47,6 +48,9 @@ async def relay_all(core: DealerCore) -> None:
         pass
 
 
+SEED_BOX = SeedBox(b"\x07" * 32)  # the dealer's seed key, the same across its restarts
+
+
 def core_for(store: EventStore, keys: Path, seeds: list[bytes], bus: object = None) -> DealerCore:
     signers = load_signers(store, str(keys))
     clock = itertools.count(1_000)
@@ -56,7 +60,7 @@ def core_for(store: EventStore, keys: Path, seeds: list[bytes], bus: object = No
         clock_ms=lambda: next(clock),
         seed_source=lambda: seeds.pop(0),
     )
-    return DealerCore(dealer, store, bus)  # type: ignore[arg-type]
+    return DealerCore(dealer, store, bus, seed_box=SEED_BOX)  # type: ignore[arg-type]
 
 
 async def test_restart_resumes_shoe_and_open_hand(tmp_path: Path) -> None:
@@ -186,7 +190,7 @@ def clocked_core(store: EventStore, keys: Path, now: list[int]) -> DealerCore:
         clock_ms=lambda: now[0],
         seed_source=lambda: next(seeds),
     )
-    return DealerCore(dealer, store, None)
+    return DealerCore(dealer, store, None, seed_box=SEED_BOX)
 
 
 async def test_the_turn_clock_plays_overdue_turns_and_a_restart_keeps_the_carry(

@@ -99,7 +99,7 @@ async def test_no_api_or_stream_carries_an_unrevealed_seed(cluster: Cluster) -> 
     deck = engine(VARIANT).config.deck
     table = unique_table("sec")
     t = rec(await c.gw.OpenTable(gateway_pb2.OpenTableRequest(table_id=table, variant=VARIANT)))
-    seed1 = c.store.get_secret(t.shoe_id)
+    seed1 = c.store.get_secret(t.shoe_id, c.seed_box)
     assert hashlib.sha256(seed1).digest() == t.commitment
     order1 = fair.shuffle(deck, seed1, table, 1)
 
@@ -125,7 +125,7 @@ async def test_no_api_or_stream_carries_an_unrevealed_seed(cluster: Cluster) -> 
         )
         assert s2.previous_shoe_id == t.shoe_id
         assert s2.previous_server_seed == seed1
-        seed2 = c.store.get_secret(s2.shoe_id)
+        seed2 = c.store.get_secret(s2.shoe_id, c.seed_box)
         assert hashlib.sha256(seed2).digest() == s2.commitment
         order2 = fair.shuffle(deck, seed2, "second", s2.nonce)
         dealt = []

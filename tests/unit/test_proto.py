@@ -48,6 +48,7 @@ EXPECTED_RPCS: dict[str, dict[str, tuple[str, str, bool]]] = {
         "GetHandView": ("GetHandViewRequest", "GetHandViewResponse", False),
         "StreamTableEvents": ("StreamTableEventsRequest", "StreamTableEventsResponse", True),
         "CloseTable": ("CloseTableRequest", "CloseTableResponse", False),
+        "IssueSeatToken": ("IssueSeatTokenRequest", "IssueSeatTokenResponse", False),
     },
     "AuditService": {
         "VerifyHand": ("VerifyHandRequest", "VerifyHandResponse", False),

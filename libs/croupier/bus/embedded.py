@@ -39,13 +39,15 @@ def server_binary() -> str:
 class EmbeddedNats:
     port: int = 0
     store_dir: str = ""
+    config: str = ""  # a nats-server config file (users, permissions, TLS), if any
+    scheme: str = "nats"
     proc: subprocess.Popen[bytes] | None = None
     extra_args: list[str] = field(default_factory=list)
     _tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, repr=False)
 
     @property
     def url(self) -> str:
-        return f"nats://127.0.0.1:{self.port}"
+        return f"{self.scheme}://127.0.0.1:{self.port}"
 
     def start(self, timeout_s: float = 10.0) -> EmbeddedNats:
         self.port = self.port or free_port()
@@ -62,6 +64,7 @@ class EmbeddedNats:
                 "-js",
                 "-sd",
                 self.store_dir,
+                *(["-c", self.config] if self.config else []),
                 *self.extra_args,
             ],
             stdout=subprocess.DEVNULL,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -169,9 +170,11 @@ class Bus:
         stream: StreamSpec | None = None,
         consumers: ConsumerSpec | None = None,
         connect_timeout_s: float = 2.0,
+        tls: ssl.SSLContext | None = None,
     ) -> Bus:
         """Connect to any of the servers of ``url`` (comma-separated); the client
-        reconnects on its own, forever, after a disconnect."""
+        reconnects on its own, forever, after a disconnect. Credentials go in the URL
+        (``tls://user:password@host:4222``), the TLS context (CA) in ``tls``."""
 
         async def on_error(e: Exception) -> None:
             log.warning("nats: %s", e)
@@ -193,6 +196,7 @@ class Bus:
             error_cb=on_error,
             disconnected_cb=on_disconnect,
             reconnected_cb=on_reconnect,
+            tls=tls,
         )
         return cls(nc, nc.jetstream(timeout=5), stream or StreamSpec(), consumers or ConsumerSpec())
 
@@ -206,13 +210,16 @@ class Bus:
         stream: StreamSpec | None = None,
         consumers: ConsumerSpec | None = None,
         max_backoff_s: float = 5.0,
+        tls: ssl.SSLContext | None = None,
     ) -> Bus | None:
         """:meth:`connect`, retried with backoff until it succeeds or ``stop`` is set
         (then ``None``): a service starts while NATS is down and joins when it is up."""
         delay = 0.2
         while not stop.is_set():
             try:
-                return await cls.connect(url, name=name, stream=stream, consumers=consumers)
+                return await cls.connect(
+                    url, name=name, stream=stream, consumers=consumers, tls=tls
+                )
             except (NoServersError, OSError, TimeoutError, NatsTimeout) as e:
                 log.warning("nats %s unreachable (%s); retrying in %.1fs", url, e, delay)
             with contextlib.suppress(asyncio.TimeoutError):

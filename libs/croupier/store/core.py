@@ -26,6 +26,7 @@ from sqlalchemy.engine import Connection
 from croupier.events import Event, Seal
 from croupier.signing import PublicKeyEntry
 from croupier.store import events as _events
+from croupier.store import grants as _grants
 from croupier.store import keys as _keys
 from croupier.store import ledger as _ledger
 from croupier.store import requests as _requests
@@ -35,11 +36,12 @@ from croupier.store import tables as _tables
 from croupier.store.db import create_engine, migrate
 from croupier.store.events import AppendResult, EventLog, StreamInfo
 from croupier.store.feed import TableFeed
+from croupier.store.grants import GrantStore
 from croupier.store.keys import KeyStore
 from croupier.store.ledger import Ledger, LedgerRecord, LedgerTx, TxKind
 from croupier.store.reports import ReportReads
 from croupier.store.requests import RequestRecord, RequestStore
-from croupier.store.secrets import SecretStore
+from croupier.store.secrets import SecretStore, SeedBox
 from croupier.store.settlements import Settlement, SettlementStore
 from croupier.store.tables import TableRecord, TableRegistry
 
@@ -121,11 +123,15 @@ class UnitOfWork:
     def revoke_key(self, key_id: str, valid_to_ms: int) -> PublicKeyEntry:
         return _keys.revoke_key(self.connection, key_id, valid_to_ms)
 
-    def put_secret(self, shoe_id: str, seed: bytes, at_ms: int) -> bool:
-        return _secrets.put_secret(self.connection, shoe_id, seed, at_ms)
+    def put_secret(self, shoe_id: str, seed: bytes, at_ms: int, box: SeedBox) -> bool:
+        return _secrets.put_secret(self.connection, shoe_id, seed, at_ms, box)
 
-    def get_secret(self, shoe_id: str) -> bytes:
-        return _secrets.get_secret(self.connection, shoe_id)
+    def get_secret(self, shoe_id: str, box: SeedBox) -> bytes:
+        return _secrets.get_secret(self.connection, shoe_id, box)
+
+    # table grants
+    def grant_table(self, table_id: str, gateway: str, at_ms: int, how: str = "open") -> bool:
+        return _grants.grant_table(self.connection, table_id, gateway, at_ms, how)
 
     # gateway request records
     def put_request(self, record: RequestRecord) -> None:
@@ -149,13 +155,14 @@ class Store(
     SettlementStore,
     KeyStore,
     SecretStore,
+    GrantStore,
     ReportReads,
     RequestStore,
     TableRegistry,
     TableFeed,
 ):
-    """The system of record: event log, ledger, settlements, keys, dealer secrets,
-    gateway request records, the dealer's table registry and the table feed."""
+    """The system of record: event log, ledger, settlements, keys, dealer secrets, table
+    grants, gateway request records, the dealer's table registry and the table feed."""
 
     @classmethod
     def open(cls, url: str, *, upgrade: bool = False, schema: str | None = None) -> Store:

@@ -15,7 +15,9 @@ Conventions:
 * the log tables (``events``, ``seals``, ``seal_heads``) and the money tables
   (``ledger_transactions``, ``ledger_postings``, ``settlements``) are append-only: the
   initial migration installs triggers that make the database itself refuse UPDATE and
-  DELETE on them. ``keys`` accepts one kind of UPDATE only: shortening ``valid_to_ms``
+  DELETE on them; migration ``0002`` adds the same to ``streams`` (inserted once, never
+  updated: a stream's head is read from ``events``), ``dealer_secrets`` (sealed seeds)
+  and ``table_grants``. ``keys`` accepts one kind of UPDATE only: shortening ``valid_to_ms``
   (revoking a key).
 """
 
@@ -164,6 +166,16 @@ dealer_tables = Table(
     Index(None, "status", "table_id"),
 )
 
+table_grants = Table(
+    "table_grants",
+    metadata,
+    Column("table_id", String(ID_LEN), primary_key=True),
+    Column("gateway", String(128), primary_key=True),
+    Column("how", String(16), nullable=False),
+    Column("granted_at_ms", BigInteger, nullable=False),
+    CheckConstraint("how IN ('open', 'operator')", name="how"),
+)
+
 ledger_transactions = Table(
     "ledger_transactions",
     metadata,
@@ -235,6 +247,9 @@ gateway_requests = Table(
 after the retention period, so not append-only."""
 
 APPEND_ONLY_TABLES: tuple[str, ...] = (
+    "streams",
+    "dealer_secrets",
+    "table_grants",
     "events",
     "seals",
     "seal_heads",

@@ -262,3 +262,23 @@ class CloseTableResponse(_message.Message):
     shoe_id: str
     server_seed: bytes
     def __init__(self, shoe_id: _Optional[str] = ..., server_seed: _Optional[bytes] = ...) -> None: ...
+
+class IssueSeatTokenRequest(_message.Message):
+    __slots__ = ("table_id", "seat", "player_id", "ttl_s")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    TTL_S_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    seat: int
+    player_id: str
+    ttl_s: int
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., player_id: _Optional[str] = ..., ttl_s: _Optional[int] = ...) -> None: ...
+
+class IssueSeatTokenResponse(_message.Message):
+    __slots__ = ("token", "expires_at_s")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_S_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    expires_at_s: int
+    def __init__(self, token: _Optional[str] = ..., expires_at_s: _Optional[int] = ...) -> None: ...

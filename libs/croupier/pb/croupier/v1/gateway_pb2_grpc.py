@@ -131,6 +131,11 @@ class GatewayServiceStub:
                 request_serializer=croupier_dot_v1_dot_gateway__pb2.CloseTableRequest.SerializeToString,
                 response_deserializer=croupier_dot_v1_dot_gateway__pb2.CloseTableResponse.FromString,
                 _registered_method=True)
+        self.IssueSeatToken = channel.unary_unary(
+                '/croupier.v1.GatewayService/IssueSeatToken',
+                request_serializer=croupier_dot_v1_dot_gateway__pb2.IssueSeatTokenRequest.SerializeToString,
+                response_deserializer=croupier_dot_v1_dot_gateway__pb2.IssueSeatTokenResponse.FromString,
+                _registered_method=True)
 
 
 class GatewayServiceServicer:
@@ -264,6 +269,15 @@ class GatewayServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def IssueSeatToken(self, request, context):
+        """A seat token for one player at one seat of a table this gateway opened: Act,
+        PlaceBets for that seat and GetHandView(seat) need it (metadata
+        x-croupier-seat-token). Only the dealer can check it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GatewayServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -316,6 +330,11 @@ def add_GatewayServiceServicer_to_server(servicer, server):
                     servicer.CloseTable,
                     request_deserializer=croupier_dot_v1_dot_gateway__pb2.CloseTableRequest.FromString,
                     response_serializer=croupier_dot_v1_dot_gateway__pb2.CloseTableResponse.SerializeToString,
+            ),
+            'IssueSeatToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.IssueSeatToken,
+                    request_deserializer=croupier_dot_v1_dot_gateway__pb2.IssueSeatTokenRequest.FromString,
+                    response_serializer=croupier_dot_v1_dot_gateway__pb2.IssueSeatTokenResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -635,6 +654,33 @@ class GatewayService:
             '/croupier.v1.GatewayService/CloseTable',
             croupier_dot_v1_dot_gateway__pb2.CloseTableRequest.SerializeToString,
             croupier_dot_v1_dot_gateway__pb2.CloseTableResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def IssueSeatToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/croupier.v1.GatewayService/IssueSeatToken',
+            croupier_dot_v1_dot_gateway__pb2.IssueSeatTokenRequest.SerializeToString,
+            croupier_dot_v1_dot_gateway__pb2.IssueSeatTokenResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,98 @@
+"""What authentication costs per gRPC call: identity-token and seat-token checks, the
+table-grant lookup, and a whole unary call through the interceptor over mutual TLS
+against the same call with the interceptor's checks skipped (plain-text, no auth).
+
+    .venv/bin/python bench/bench_auth.py [--calls 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import tempfile
+import time
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from croupier.auth import Role, SeatTokens, TokenIssuer, TokenVerifier, init_dev
+from croupier.pb.croupier.v1 import audit_pb2, audit_pb2_grpc
+from croupier.store import Store
+from croupier_services.audit import AuditServicer
+from croupier_services.config import AuthSettings
+from croupier_services.grpc_util import add_health_and_reflection, bind, make_server
+from croupier_services.security import client_channel, server_security
+
+
+def per_op(fn: object, n: int) -> float:
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()  # type: ignore[operator]
+    return (time.perf_counter() - t0) / n * 1e6
+
+
+async def calls(stub_call: object, n: int) -> float:
+    t0 = time.perf_counter()
+    for _ in range(n):
+        with contextlib.suppress(grpc.aio.AioRpcError):
+            await stub_call()  # type: ignore[operator]
+    return (time.perf_counter() - t0) / n * 1e6
+
+
+async def main(n: int) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        auth = init_dev(Path(d) / "auth")
+        issuer = TokenIssuer.from_pem(auth.issuer_key.read_bytes())
+        verifier = issuer.verifier()
+        token = issuer.issue("gw", Role.GATEWAY, 600)
+        seats = SeatTokens(auth.seat_key.read_bytes())
+        seat, _ = seats.issue("gw", "t1", 1, "p1", 600)
+        store = Store.open(f"sqlite:///{d}/s.sqlite", upgrade=True)
+        store.grant_table("t1", "gw", 1)
+        pub = verifier.public_key
+        t_id = per_op(lambda: TokenVerifier(pub).verify(token), n)
+        t_id_hit = per_op(lambda: verifier.verify(token), n)
+        t_seat = per_op(lambda: SeatTokens(auth.seat_key.read_bytes()).verify(seat), n)
+        t_grant = per_op(lambda: store.table_owners("t1"), n)
+        print(f"identity token verify (EdDSA):     {t_id:8.1f} µs")
+        print(f"identity token, verified before:   {t_id_hit:8.1f} µs")
+        print(f"seat token verify (HS256):         {t_seat:8.1f} µs")
+        print(f"table grant lookup (SQLite):       {t_grant:8.1f} µs")
+
+        sec = server_security(AuthSettings.from_env(str(auth.root)))
+        secured = make_server(sec)
+        audit_pb2_grpc.add_AuditServiceServicer_to_server(AuditServicer(store), secured)
+        await add_health_and_reflection(secured, ["croupier.v1.AuditService"])
+        port = bind(secured, "127.0.0.1", 0, sec)
+        await secured.start()
+        plain = grpc.aio.server()
+        audit_pb2_grpc.add_AuditServiceServicer_to_server(AuditServicer(store), plain)
+        await add_health_and_reflection(plain, ["croupier.v1.AuditService"])
+        pport = plain.add_insecure_port("127.0.0.1:0")
+        await plain.start()
+        req = audit_pb2.VerifyHandRequest(hand_id="missing")
+        async with (
+            client_channel(f"127.0.0.1:{port}", auth.root, Role.AUDITOR) as ch,
+            grpc.aio.insecure_channel(f"127.0.0.1:{pport}") as pch,
+        ):
+            a, p = audit_pb2_grpc.AuditServiceStub(ch), audit_pb2_grpc.AuditServiceStub(pch)
+            h = health_pb2_grpc.HealthStub(ch)
+            await calls(lambda: a.VerifyHand(req), 50)
+            await calls(lambda: p.VerifyHand(req), 50)
+            t_auth = await calls(lambda: a.VerifyHand(req), n)
+            t_plain = await calls(lambda: p.VerifyHand(req), n)
+            t_health = await calls(lambda: h.Check(health_pb2.HealthCheckRequest()), n)
+        print(f"unary call, mTLS + token + policy: {t_auth:8.1f} µs")
+        print(f"unary call, mTLS, open (health):   {t_health:8.1f} µs")
+        print(f"unary call, plain text, no auth:   {t_plain:8.1f} µs")
+        await secured.stop(0)
+        await plain.stop(0)
+        store.close()
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--calls", type=int, default=2000)
+    asyncio.run(main(ap.parse_args().calls))

@@ -1,0 +1,283 @@
+"""The one server interceptor every Croupier gRPC server installs.
+
+For each call it finds the caller (an identity token in ``authorization: Bearer …``,
+or else, on a mutual-TLS server, the client certificate: CN is the subject, OU the
+role), applies the method's :data:`~croupier.auth.policy.RULES` entry (role, the
+gateway's tables, the seats' tokens) and only then runs the handler, with the caller
+available through :func:`current_identity`. A refusal never reaches the handler, so
+nothing is written: ``UNAUTHENTICATED`` for a missing or invalid credential,
+``PERMISSION_DENIED`` for the wrong role, table or seat; each is logged with its
+reason and passed to ``on_refusal(service, reason)`` (the services count it in
+``croupier_auth_refused_total``).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import grpc
+from cryptography import x509
+from cryptography.x509.oid import NameOID
+
+from croupier.auth.policy import OPEN, RULES, Rule, service_label
+from croupier.auth.tokens import Identity, Role, SeatClaim, SeatTokens, TokenVerifier
+from croupier.errors import AuthError, PermissionDenied, Unauthenticated
+
+log = logging.getLogger("croupier.auth")
+
+SEAT_TOKEN_HEADER = "x-croupier-seat-token"
+_current: contextvars.ContextVar[Identity | None] = contextvars.ContextVar(
+    "croupier_identity", default=None
+)
+
+
+def current_identity() -> Identity | None:
+    """The caller of the RPC being handled (``None`` outside one)."""
+    return _current.get()
+
+
+@dataclass(frozen=True)
+class HandRef:
+    """Where a hand is played and who sits at each seat."""
+
+    table: str
+    players: Mapping[int, str]
+
+
+class Resources(Protocol):
+    """What the gateway rules need to know about tables and hands (the dealer's)."""
+
+    def table_owners(self, table_id: str) -> frozenset[str] | None:
+        """Gateways allowed at the table; ``None`` if no such table exists."""
+
+    def hand(self, hand_id: str) -> HandRef | None:
+        """The hand's table and seats; ``None`` if no such hand exists."""
+
+    def grant(self, table_id: str, gateway: str) -> None:
+        """Record that ``gateway`` opened ``table_id``."""
+
+
+def identity_from_certificate(pem: bytes) -> Identity | None:
+    cert = x509.load_pem_x509_certificate(pem)
+    cn = cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+    ou = cert.subject.get_attributes_for_oid(NameOID.ORGANIZATIONAL_UNIT_NAME)
+    if not cn or not ou:
+        return None
+    try:
+        role = Role(str(ou[0].value))
+    except ValueError:
+        return None
+    return Identity(str(cn[0].value), role, "certificate")
+
+
+class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    def __init__(
+        self,
+        verifier: TokenVerifier,
+        *,
+        resources: Resources | None = None,
+        seat_tokens: SeatTokens | None = None,
+        trust_certificates: bool = False,
+        rules: Mapping[str, Rule] = RULES,
+        on_refusal: Callable[[str, str], None] | None = None,
+    ) -> None:
+        self.verifier = verifier
+        self.resources = resources
+        self.seat_tokens = seat_tokens
+        self.trust_certificates = trust_certificates
+        self.rules = rules
+        self.on_refusal = on_refusal
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[Any], Awaitable[Any]],
+        details: grpc.HandlerCallDetails,
+    ) -> Any:
+        handler = await continuation(details)
+        method: str = details.method
+        if handler is None or method in OPEN:
+            return handler
+        rule = self.rules.get(method)
+        if handler.unary_unary is not None:
+            inner_uu = handler.unary_unary
+
+            async def uu(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                ident = await self._admit(method, rule, request, context)
+                token = _current.set(ident)
+                try:
+                    out = await inner_uu(request, context)
+                finally:
+                    _current.reset(token)
+                if rule is not None and rule.opens_table and rule.table is not None:
+                    assert self.resources is not None
+                    self.resources.grant(rule.table(request), ident.subject)
+                return out
+
+            return grpc.unary_unary_rpc_method_handler(
+                uu, handler.request_deserializer, handler.response_serializer
+            )
+        if handler.unary_stream is not None:
+            inner_us = handler.unary_stream
+
+            async def us(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                ident = await self._admit(method, rule, request, context)
+                _current.set(ident)
+                async for item in inner_us(request, context):
+                    yield item
+
+            return grpc.unary_stream_rpc_method_handler(
+                us, handler.request_deserializer, handler.response_serializer
+            )
+        if handler.stream_stream is not None:
+            inner_ss = handler.stream_stream
+
+            async def ss(requests: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                ident = await self._admit(method, rule, None, context)
+                _current.set(ident)
+                async for item in inner_ss(requests, context):
+                    yield item
+
+            return grpc.stream_stream_rpc_method_handler(
+                ss, handler.request_deserializer, handler.response_serializer
+            )
+        inner_su = handler.stream_unary
+
+        async def su(requests: Any, context: grpc.aio.ServicerContext) -> Any:
+            ident = await self._admit(method, rule, None, context)
+            _current.set(ident)
+            return await inner_su(requests, context)
+
+        return grpc.stream_unary_rpc_method_handler(
+            su, handler.request_deserializer, handler.response_serializer
+        )
+
+    async def _admit(
+        self, method: str, rule: Rule | None, request: Any, context: grpc.aio.ServicerContext
+    ) -> Identity:
+        metadata: Sequence[tuple[str, Any]] = tuple(context.invocation_metadata() or ())
+        ident: Identity | None = None
+        try:
+            ident = self.authenticate(metadata, context)
+            self.authorize(method, rule, ident, request, metadata)
+            return ident
+        except AuthError as e:
+            code = (
+                grpc.StatusCode.UNAUTHENTICATED
+                if isinstance(e, Unauthenticated)
+                else grpc.StatusCode.PERMISSION_DENIED
+            )
+            service = service_label(method)
+            log.warning(
+                "refused %s: %s (%s)",
+                method,
+                e.reason,
+                e.message,
+                extra={
+                    "service": service,
+                    "method": method,
+                    "reason": e.reason,
+                    "subject": ident.subject if ident else "",
+                    "peer": context.peer(),
+                },
+            )
+            if self.on_refusal is not None:
+                self.on_refusal(service, e.reason)
+            await context.abort(code, f"{e.reason}: {e.message}")
+            raise  # unreachable: abort raises
+
+    def authenticate(
+        self, metadata: Sequence[tuple[str, Any]], context: grpc.aio.ServicerContext
+    ) -> Identity:
+        bearer = [str(v) for k, v in metadata if k == "authorization"]
+        if len(bearer) > 1:
+            raise Unauthenticated("more than one authorization header", reason="bad_token")
+        if bearer:
+            scheme, _, token = bearer[0].partition(" ")
+            if scheme.lower() != "bearer" or not token:
+                raise Unauthenticated("authorization is not a bearer token", reason="bad_token")
+            return self.verifier.verify(token.strip())
+        if self.trust_certificates:
+            pems = (context.auth_context() or {}).get("x509_pem_cert") or []
+            if pems:
+                ident = identity_from_certificate(pems[0])
+                if ident is not None:
+                    return ident
+                raise Unauthenticated(
+                    "client certificate names no role (OU)", reason="bad_certificate"
+                )
+        raise Unauthenticated("no credential", reason="missing_credential")
+
+    def authorize(
+        self,
+        method: str,
+        rule: Rule | None,
+        ident: Identity,
+        request: Any,
+        metadata: Sequence[tuple[str, Any]],
+    ) -> None:
+        if rule is None:
+            raise PermissionDenied(f"{method} is not open to any caller", reason="no_policy")
+        if ident.role not in rule.roles:
+            raise PermissionDenied(
+                f"{ident.role.value} {ident.subject!r} may not call {method}",
+                reason="wrong_role",
+            )
+        if rule.table is None and rule.hand is None:
+            return
+        if self.resources is None:
+            raise PermissionDenied("this server cannot check table grants", reason="no_policy")
+        players: Mapping[int, str] = {}
+        if rule.table is not None:
+            table = rule.table(request)
+            owners = self.resources.table_owners(table)
+            if owners is None:
+                return  # no such table: the handler says so (or opens it)
+        else:
+            assert rule.hand is not None
+            ref = self.resources.hand(rule.hand(request))
+            if ref is None:
+                return  # no such hand: the handler says so
+            table, players = ref.table, ref.players
+            owners = self.resources.table_owners(table) or frozenset()
+        if ident.subject not in owners:
+            raise PermissionDenied(
+                f"table {table!r} is not open to gateway {ident.subject!r}",
+                reason="not_your_table",
+            )
+        if rule.seats is not None:
+            self._check_seats(ident, table, players, rule.seats(request), metadata)
+
+    def _check_seats(
+        self,
+        ident: Identity,
+        table: str,
+        players: Mapping[int, str],
+        seats: Iterable[int],
+        metadata: Sequence[tuple[str, Any]],
+    ) -> None:
+        wanted = sorted(set(seats))
+        if not wanted:
+            return
+        if self.seat_tokens is None:
+            raise PermissionDenied("this server cannot check seat tokens", reason="no_policy")
+        claims: list[SeatClaim] = [
+            self.seat_tokens.verify(str(v)) for k, v in metadata if k == SEAT_TOKEN_HEADER
+        ]
+        for seat in wanted:
+            ok = any(
+                c.table == table
+                and c.seat == seat
+                and c.gateway == ident.subject
+                and (seat not in players or c.player == players[seat])
+                for c in claims
+            )
+            if not ok:
+                raise PermissionDenied(
+                    f"no seat token for seat {seat} at {table!r}"
+                    + (f" ({players[seat]})" if seat in players else ""),
+                    reason="wrong_seat" if claims else "no_seat_token",
+                )
