@@ -159,6 +159,8 @@ class Cluster:
     gw: gateway_pb2_grpc.GatewayServiceStub
     st: settlement_pb2_grpc.SettlementServiceStub
     au: audit_pb2_grpc.AuditServiceStub
+    # another channel as the gateway (the caller closes it): a second gateway replica
+    new_gateway_channel: Callable[[], grpc.aio.Channel]
     stop_event: asyncio.Event = field(default_factory=asyncio.Event)
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     rejects_at_start: dict[tuple[str, str], float] = field(default_factory=reject_counts)
@@ -352,12 +354,15 @@ async def build_cluster(
     port = bind(server, "127.0.0.1", 0, security)
     await server.start()
     target = f"127.0.0.1:{port}"
-    channel = client_channel(
-        target,
-        auth.root,
-        Role.GATEWAY,
-        interceptors=[SeatTokenAttacher(resources, seats, DEV_SUBJECTS[Role.GATEWAY])],
-    )
+    def gateway_channel() -> grpc.aio.Channel:
+        return client_channel(
+            target,
+            auth.root,
+            Role.GATEWAY,
+            interceptors=[SeatTokenAttacher(resources, seats, DEV_SUBJECTS[Role.GATEWAY])],
+        )
+
+    channel = gateway_channel()
     auditor_channel = client_channel(target, auth.root, Role.AUDITOR)
     c = Cluster(
         mode=mode,
@@ -379,6 +384,7 @@ async def build_cluster(
         gw=gateway_pb2_grpc.GatewayServiceStub(channel),
         st=settlement_pb2_grpc.SettlementServiceStub(auditor_channel),
         au=audit_pb2_grpc.AuditServiceStub(auditor_channel),
+        new_gateway_channel=gateway_channel,
     )
     if consumers:
         c.run_consumers()

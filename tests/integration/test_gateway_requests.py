@@ -15,16 +15,18 @@ from typing import Any
 import grpc
 import pytest
 
+from croupier.auth import Role, init_dev
 from croupier.bus.embedded import EmbeddedNats
 from croupier.bus.jetstream import Bus
 from croupier.games import base as g
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
 from croupier_services.audit import Auditor
-from croupier_services.config import Settings
+from croupier_services.config import AuthSettings, Settings
 from croupier_services.dealer import GatewayServicer, prune_request_ids, prune_requests_once
 from croupier_services.gateway_client import GatewayClient, RetryPolicy
 from croupier_services.grpc_util import error_info
 from croupier_services.runtime import Node
+from croupier_services.security import client_channel
 
 from .harness import Cluster, now_ms, seat_entries
 
@@ -153,7 +155,7 @@ async def test_five_concurrent_identical_calls_make_one_bet(idle_cluster: Cluste
         hand_id=h.hand_id, bets=_bets((1, "banker", 10_000)), request_id=rid()
     )
     # five channels, as five retrying gateway replicas would have
-    channels = [grpc.aio.insecure_channel(f"127.0.0.1:{c.port}") for _ in range(5)]
+    channels = [c.new_gateway_channel() for _ in range(5)]
     try:
         stubs = [gateway_pb2_grpc.GatewayServiceStub(ch) for ch in channels]
         out = await asyncio.gather(*(s.PlaceBets(req) for s in stubs))
@@ -244,6 +246,7 @@ async def test_a_dealer_process_applies_the_policy(
 ) -> None:
     """The dealer as ``croupier serve dealer`` wires it (runtime.Node): request ids
     required, and its pruning loop running with the retention it was given."""
+    auth = init_dev(tmp_path / "auth")
     node = Node(
         roles=("dealer",),
         database_url=f"sqlite:///{tmp_path / 'dealer.sqlite'}",
@@ -251,11 +254,12 @@ async def test_a_dealer_process_applies_the_policy(
         nats_url=embedded_nats.url,
         request_id_retention_s=0,
         require_request_id=True,
+        auth=AuthSettings.from_env(str(auth.root)),
     )
     await node.start()
     try:
         assert node.store is not None
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{node.bound_port}") as ch:
+        async with client_channel(f"127.0.0.1:{node.bound_port}", auth.root, Role.GATEWAY) as ch:
             gw = gateway_pb2_grpc.GatewayServiceStub(ch)
             req = gateway_pb2.OpenTableRequest(table_id="node_t", variant="baccarat")
             await expect(gw.OpenTable(req), grpc.StatusCode.INVALID_ARGUMENT, "request_id_required")
