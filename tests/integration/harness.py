@@ -306,8 +306,9 @@ class SeatTokenAttacher(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[m
         ref = self.resources.hand(request.hand_id) if rule and rule.seats else None
         if rule is not None and rule.seats is not None and ref is not None:
             tokens = [
-                self.tokens.issue(self.gateway, ref.table, seat, ref.players.get(seat, "-"))[0]
+                self.tokens.issue(self.gateway, ref.table, seat, ref.players[seat])[0]
                 for seat in sorted(rule.seats(request))
+                if seat in ref.players  # nobody to speak for at an empty or malformed seat
             ]
             md = [*(details.metadata or ()), *seat_metadata(tokens)]
             details = grpc.aio.ClientCallDetails(
@@ -318,6 +319,62 @@ class SeatTokenAttacher(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[m
 
 def auth_settings(d: AuthDir) -> AuthSettings:
     return AuthSettings.from_env(str(d.root))
+
+
+async def serve_gateway(
+    store: Store, core: DealerCore, auth: AuthDir
+) -> tuple[
+    grpc.aio.Server, int, grpc.aio.Channel, grpc.aio.Channel, Callable[[], grpc.aio.Channel]
+]:
+    """The cluster's gRPC server (gateway, settlement, audit) behind the authentication
+    interceptor, on a free port, with a gateway channel (seat tokens attached), an
+    auditor channel and a factory of further gateway channels."""
+    security = server_security(auth_settings(auth))
+    seats = SeatTokens(auth.seat_key.read_bytes())
+    resources = DealerResources(core)
+    server = make_server(security, resources=resources, seat_tokens=seats)
+    gateway_pb2_grpc.add_GatewayServiceServicer_to_server(GatewayServicer(core, seats), server)
+    settlement_pb2_grpc.add_SettlementServiceServicer_to_server(SettlementServicer(store), server)
+    audit_pb2_grpc.add_AuditServiceServicer_to_server(AuditServicer(store), server)
+    await add_health_and_reflection(server, list(SERVICE_NAMES.values()))
+    port = bind(server, "127.0.0.1", 0, security)
+    await server.start()
+    target = f"127.0.0.1:{port}"
+
+    def gateway_channel() -> grpc.aio.Channel:
+        return client_channel(
+            target,
+            auth.root,
+            Role.GATEWAY,
+            interceptors=[SeatTokenAttacher(resources, seats, DEV_SUBJECTS[Role.GATEWAY])],
+        )
+
+    return server, port, gateway_channel(), client_channel(target, auth.root, Role.AUDITOR), (
+        gateway_channel
+    )
+
+
+async def restart_dealer(c: Cluster, clock_ms: Callable[[], int] = now_ms) -> tuple[int, int]:
+    """Stop the cluster's gRPC server and start a new dealer (no memory) on the same
+    store behind a new server, as a restarted dealer process would; returns what it
+    recovered (tables, hands republished)."""
+    await c.channel.close()
+    await c.auditor_channel.close()
+    await c.server.stop(0)
+    core = DealerCore(
+        Dealer(c.signers["dealer"], c.signers["gateway"], clock_ms=clock_ms),
+        c.store,
+        c.bus,
+        seed_box=c.seed_box,
+    )
+    recovered = await core.recover()
+    server, port, channel, auditor_channel, factory = await serve_gateway(c.store, core, c.auth)
+    c.server, c.core, c.port = server, core, port
+    c.channel, c.auditor_channel, c.new_gateway_channel = channel, auditor_channel, factory
+    c.gw = gateway_pb2_grpc.GatewayServiceStub(channel)
+    c.st = settlement_pb2_grpc.SettlementServiceStub(auditor_channel)
+    c.au = audit_pb2_grpc.AuditServiceStub(auditor_channel)
+    return recovered
 
 
 async def build_cluster(
@@ -343,27 +400,7 @@ async def build_cluster(
     rules_loops = await rules.loops()
     worker = SettlementWorker(store, bus, signers["settlement"])
     settlement_loop = await worker.loop()
-    security = server_security(auth_settings(auth))
-    seats = SeatTokens(auth.seat_key.read_bytes())
-    resources = DealerResources(core)
-    server = make_server(security, resources=resources, seat_tokens=seats)
-    gateway_pb2_grpc.add_GatewayServiceServicer_to_server(GatewayServicer(core, seats), server)
-    settlement_pb2_grpc.add_SettlementServiceServicer_to_server(SettlementServicer(store), server)
-    audit_pb2_grpc.add_AuditServiceServicer_to_server(AuditServicer(store), server)
-    await add_health_and_reflection(server, list(SERVICE_NAMES.values()))
-    port = bind(server, "127.0.0.1", 0, security)
-    await server.start()
-    target = f"127.0.0.1:{port}"
-    def gateway_channel() -> grpc.aio.Channel:
-        return client_channel(
-            target,
-            auth.root,
-            Role.GATEWAY,
-            interceptors=[SeatTokenAttacher(resources, seats, DEV_SUBJECTS[Role.GATEWAY])],
-        )
-
-    channel = gateway_channel()
-    auditor_channel = client_channel(target, auth.root, Role.AUDITOR)
+    server, port, channel, auditor_channel, gateway_channel = await serve_gateway(store, core, auth)
     c = Cluster(
         mode=mode,
         database=database,

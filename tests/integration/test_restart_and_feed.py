@@ -22,48 +22,19 @@ from typing import Any
 import grpc
 import pytest
 
-from croupier.dealing import Dealer
 from croupier.games import base as g
 from croupier.games.registry import variants
 from croupier.pb.croupier.v1 import (
     audit_pb2,
-    audit_pb2_grpc,
     gateway_pb2,
     gateway_pb2_grpc,
-    settlement_pb2_grpc,
 )
-from croupier_services.audit import AuditServicer
-from croupier_services.dealer import DealerCore, GatewayServicer
 from croupier_services.demo import GrpcTables, Progress, Refusals, play_table
-from croupier_services.settlement import SettlementServicer
 from croupier_services.views import redact_public
 
-from .harness import Cluster, ClusterFactory, now_ms, seat_entries, unique_table
+from .harness import Cluster, ClusterFactory, now_ms, restart_dealer, seat_entries, unique_table
 
 pytestmark = pytest.mark.integration
-
-
-async def restart_dealer(c: Cluster, clock_ms: Callable[[], int] = now_ms) -> tuple[int, int]:
-    """Stop the dealer's gateway and start a new dealer (no memory) on the same store;
-    returns what it recovered (tables, hands republished)."""
-    await c.channel.close()
-    await c.server.stop(0)
-    core = DealerCore(
-        Dealer(c.signers["dealer"], c.signers["gateway"], clock_ms=clock_ms), c.store, c.bus
-    )
-    recovered = await core.recover()
-    server = grpc.aio.server()
-    gateway_pb2_grpc.add_GatewayServiceServicer_to_server(GatewayServicer(core), server)
-    settlement_pb2_grpc.add_SettlementServiceServicer_to_server(SettlementServicer(c.store), server)
-    audit_pb2_grpc.add_AuditServiceServicer_to_server(AuditServicer(c.store), server)
-    c.port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    c.server, c.core = server, core
-    c.channel = grpc.aio.insecure_channel(f"127.0.0.1:{c.port}")
-    c.gw = gateway_pb2_grpc.GatewayServiceStub(c.channel)
-    c.st = settlement_pb2_grpc.SettlementServiceStub(c.channel)
-    c.au = audit_pb2_grpc.AuditServiceStub(c.channel)
-    return recovered
 
 
 class KeepTablesOpen:
@@ -76,12 +47,12 @@ class KeepTablesOpen:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.gw, name)
 
-    async def OpenTable(self, req: gateway_pb2.OpenTableRequest) -> Any:
+    async def OpenTable(self, req: gateway_pb2.OpenTableRequest, **kw: Any) -> Any:
         if self.reuse:
             return gateway_pb2.OpenTableResponse(table_id=req.table_id)
-        return await self.gw.OpenTable(req)
+        return await self.gw.OpenTable(req, **kw)
 
-    async def CloseTable(self, req: gateway_pb2.CloseTableRequest) -> Any:
+    async def CloseTable(self, req: gateway_pb2.CloseTableRequest, **kw: Any) -> Any:
         return gateway_pb2.CloseTableResponse()
 
 

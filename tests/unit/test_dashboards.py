@@ -44,7 +44,7 @@ def test_variant_children_exist_at_zero_before_the_first_hand() -> None:
 
     from croupier_services import metrics
 
-    metrics.prime(["baccarat", "zhajinhua"])
+    metrics.prime(["baccarat", "never.played"])
     text = generate_latest().decode()
     for name in (
         "croupier_hands_dealt_total",
@@ -53,6 +53,6 @@ def test_variant_children_exist_at_zero_before_the_first_hand() -> None:
         "croupier_bets_minor_total",
         "croupier_payout_minor_total",
     ):
-        assert f'{name}{{variant="zhajinhua"}} 0.0' in text, name
-    assert 'croupier_turn_timeouts_total{source="clock",variant="zhajinhua"} 0.0' in text
+        assert f'{name}{{variant="never.played"}} 0.0' in text, name
+    assert 'croupier_turn_timeouts_total{source="clock",variant="never.played"} 0.0' in text
     assert "croupier_build_info{" in text

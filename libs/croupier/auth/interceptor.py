@@ -260,6 +260,10 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         metadata: Sequence[tuple[str, Any]],
     ) -> None:
         wanted = sorted(set(seats))
+        if players:
+            # a seat nobody sits in has nobody to act for: the handler refuses the request
+            # (a malformed or unknown seat), and nothing is written either way
+            wanted = [s for s in wanted if s in players]
         if not wanted:
             return
         if self.seat_tokens is None:
