@@ -36,6 +36,7 @@ from croupier.store.keys import KeyStore
 from croupier.store.ledger import Ledger, LedgerRecord, LedgerTx, TxKind
 from croupier.store.secrets import SecretStore
 from croupier.store.settlements import Settlement, SettlementStore
+from croupier.store.tlog import TransparencyLog
 
 
 class UnitOfWork:
@@ -122,7 +123,7 @@ class UnitOfWork:
         return _secrets.get_secret(self.connection, shoe_id)
 
 
-class Store(EventLog, Ledger, SettlementStore, KeyStore, SecretStore):
+class Store(EventLog, Ledger, SettlementStore, KeyStore, SecretStore, TransparencyLog):
     """The system of record: event log, ledger, settlements, keys and dealer secrets."""
 
     @classmethod

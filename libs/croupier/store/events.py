@@ -38,7 +38,7 @@ from sqlalchemy.engine import Connection
 from croupier import canonical
 from croupier.errors import ChainError, DuplicateEvent, IdempotencyConflict, InvalidInput, NotFound
 from croupier.events import GENESIS, Event, Seal, SealEntry
-from croupier.store import schema
+from croupier.store import schema, tlog
 from croupier.store.db import AnyRow, Database
 
 StreamKind = Literal["hand", "shoe"]
@@ -401,6 +401,7 @@ def append(
                             )
                         ],
                     )
+                    tlog.append_seals(conn, new_seals)  # every stored seal gets its leaf
         except sa.exc.IntegrityError as exc:
             # A concurrent writer got there first: re-read and decide once more.
             if attempt:

@@ -194,6 +194,32 @@ settlements = Table(
     Index(None, "settled_at_ms"),
 )
 
+tlog_leaves = Table(
+    "tlog_leaves",
+    metadata,
+    Column("leaf_index", BigInteger, primary_key=True, autoincrement=False),
+    Column("seal_id", String(32), ForeignKey("seals.seal_id"), nullable=False),
+    UniqueConstraint("seal_id"),
+    CheckConstraint("leaf_index >= 0", name="leaf_index"),
+)
+
+tlog_nodes = Table(
+    "tlog_nodes",
+    metadata,
+    Column("level", Integer, primary_key=True, autoincrement=False),
+    Column("idx", BigInteger, primary_key=True, autoincrement=False),
+    Column("hash", Bytes(HASH_LEN), nullable=False),
+)
+
+tlog_checkpoints = Table(
+    "tlog_checkpoints",
+    metadata,
+    Column("tree_size", BigInteger, primary_key=True, autoincrement=False),
+    Column("root_hash", Bytes(HASH_LEN), nullable=False),
+    Column("note", Text, nullable=False),
+    Column("published_at_ms", BigInteger, nullable=False),
+)
+
 APPEND_ONLY_TABLES: tuple[str, ...] = (
     "events",
     "seals",
@@ -201,5 +227,8 @@ APPEND_ONLY_TABLES: tuple[str, ...] = (
     "ledger_transactions",
     "ledger_postings",
     "settlements",
+    "tlog_leaves",
+    "tlog_nodes",
+    "tlog_checkpoints",
 )
 """Tables on which the database refuses UPDATE and DELETE (triggers, see migrations)."""
