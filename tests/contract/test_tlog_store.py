@@ -4,6 +4,7 @@ appended batches, proofs from the store verify, and the tables are append-only."
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -58,7 +59,7 @@ def test_checkpoints_stay_consistent_across_10000_appended_batches(
     assert checkpoints[-1].root == merkle.root_from_leaf_hashes(leaves)
     assert store.tlog_leaves(limit=20_000) == [(n, s.seal_id) for n, s in enumerate(sealed)]
     # every checkpoint is consistent with every later one (pairs sampled) and the last
-    pairs = list(zip(checkpoints, checkpoints[1:], strict=False))
+    pairs = list(itertools.pairwise(checkpoints))
     pairs += [(checkpoints[0], checkpoints[-1])]
     pairs += [tuple(sorted(rng.sample(checkpoints, 2), key=lambda c: c.size)) for _ in range(20)]
     for old, new in pairs:
