@@ -10,7 +10,7 @@ import random
 import pytest
 import sqlalchemy as sa
 
-from croupier.events import Seal, StreamWriter, heads_of, seal
+from croupier.events import Event, Seal, StreamWriter, heads_of, seal
 from croupier.signing import Signer
 from croupier.store import Store, StreamInfo
 from croupier.tlog import merkle, seal_leaf_hash
@@ -19,7 +19,7 @@ from croupier.tlog.note import NoteSigner, open_checkpoint
 LOG = NoteSigner("croupier.test/log", Signer.from_seed("log", "log-test", bytes([7]) * 32))
 
 
-def _batch(signer: Signer, i: int) -> tuple[list[StreamInfo], list, list[Seal]]:
+def _batch(signer: Signer, i: int) -> tuple[list[StreamInfo], list[Event], list[Seal]]:
     w = StreamWriter(f"h{i}")
     w.append(signer, "bet", {"i": i})
     evs = w.take()
@@ -61,7 +61,9 @@ def test_checkpoints_stay_consistent_across_10000_appended_batches(
     # every checkpoint is consistent with every later one (pairs sampled) and the last
     pairs = list(itertools.pairwise(checkpoints))
     pairs += [(checkpoints[0], checkpoints[-1])]
-    pairs += [tuple(sorted(rng.sample(checkpoints, 2), key=lambda c: c.size)) for _ in range(20)]
+    for _ in range(20):
+        x, y = sorted(rng.sample(checkpoints, 2), key=lambda c: c.size)
+        pairs.append((x, y))
     for old, new in pairs:
         proof = store.consistency_proof(old.size, new.size)
         assert len(proof) <= 2 * new.size.bit_length()
