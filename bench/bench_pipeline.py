@@ -124,7 +124,7 @@ def audit(db_url: str, hands: int) -> float:
     t0 = time.perf_counter()
     bad = 0
     for rep in auditor.audit_range(ids):
-        if not rep.ok:
+        if rep.failed:
             bad += 1
     el = time.perf_counter() - t0
     print(f"audited {len(ids)} hands in {el:.2f}s, {bad} failures")

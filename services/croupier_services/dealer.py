@@ -355,10 +355,10 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         bets = [{"seat": b.seat, "spot": b.spot, "amount": b.amount_minor} for b in request.bets]
         async with self.core.lock:
             h = self.dealer.hand(request.hand_id)
-            b = self.dealer.place_bets(request.hand_id, bets)
+            b = self.dealer.place_bets(request.hand_id, bets, request.client_seed)
             await self.core.commit(h.table_id, b)
             return gateway_pb2.PlaceBetsResponse(
-                hand_id=request.hand_id, accepted=len(bets), last_seq=b.events[-1].seq
+                hand_id=request.hand_id, accepted=len(bets), last_seq=h.writer.next_seq - 1
             )
 
     @rpc("Act")

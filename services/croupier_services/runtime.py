@@ -28,6 +28,7 @@ from croupier_services.grpc_util import add_health_and_reflection
 from croupier_services.keys import init_keys
 from croupier_services.rules import RulesService
 from croupier_services.settlement import SettlementServicer, SettlementWorker
+from croupier_services.tlog import log_signer, run_publisher
 
 log = logging.getLogger("croupier")
 
@@ -58,7 +59,8 @@ def load_signers(store: EventStore, keys_dir: str) -> dict[str, Signer]:
 
 @dataclass
 class Node:
-    """One process: any subset of dealer, rules, settlement, audit."""
+    """One process: any subset of dealer, rules, settlement, audit, log (the checkpoint
+    publisher)."""
 
     roles: Sequence[str]
     database_url: str
@@ -112,6 +114,11 @@ class Node:
                 SettlementServicer(self.store), self.server
             )
             served.append(SERVICE_NAMES["settlement"])
+        if "log" in self.roles:  # the checkpoint publisher, with the log's own key
+            signer = log_signer(self.keys_dir, create=True)
+            self.tasks.append(
+                asyncio.create_task(run_publisher(self.store, signer, self.stop_event))
+            )
         if "audit" in self.roles:
             audit_pb2_grpc.add_AuditServiceServicer_to_server(
                 AuditServicer(self.store), self.server

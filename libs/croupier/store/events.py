@@ -515,6 +515,17 @@ def list_streams(
     return [_row_stream(r) for r in conn.execute(q)]
 
 
+def first_events(
+    conn: Connection, after_stream_id: str | None = None, limit: int = 1000
+) -> list[Event]:
+    """The opening event (seq 0) of every stream, ordered by stream id: what the signed
+    log says each stream is, whatever the ``streams`` table says."""
+    q = sa.select(*_EVENT_COLS_ALL).where(_E.c.seq == 0).order_by(_E.c.stream_id)
+    if after_stream_id is not None:
+        q = q.where(_E.c.stream_id > after_stream_id)
+    return [_row_event(r) for r in conn.execute(q.limit(max(0, limit)))]
+
+
 def count_events(conn: Connection, stream_id: str | None = None) -> int:
     q = sa.select(sa.func.count()).select_from(_E)
     if stream_id is not None:
@@ -611,6 +622,10 @@ class EventLog(Database):
     def count_events(self, stream_id: str | None = None) -> int:
         with self._read() as conn:
             return count_events(conn, stream_id)
+
+    def first_events(self, after_stream_id: str | None = None, limit: int = 1000) -> list[Event]:
+        with self._read() as conn:
+            return first_events(conn, after_stream_id, limit)
 
     def tail(self, after_global_pos: int = 0, limit: int = 1000) -> list[LogEntry]:
         with self._read() as conn:

@@ -133,6 +133,44 @@ def leaves(conn: Connection, after: int = -1, limit: int = 10_000) -> list[tuple
     return [(int(i), str(s)) for i, s in conn.execute(q)]
 
 
+def leaf_seals(
+    conn: Connection, after: int = -1, limit: int = 2_000
+) -> list[tuple[int, str, Seal | None]]:
+    """``(leaf index, seal id, the stored seal or None)`` in leaf order: the log as the
+    auditor replays it (a leaf whose seal row is gone comes back with None)."""
+    from croupier.store.events import _row_seal
+
+    s = schema.seals
+    q = (
+        sa.select(_L.c.leaf_index, _L.c.seal_id, s)
+        .select_from(_L.outerjoin(s, s.c.seal_id == _L.c.seal_id))
+        .where(_L.c.leaf_index > after)
+        .order_by(_L.c.leaf_index)
+        .limit(limit)
+    )
+    return [
+        (int(r.leaf_index), str(r[1]), _row_seal(r) if r.signature is not None else None)
+        for r in conn.execute(q)
+    ]
+
+
+def seals_not_in_log(conn: Connection, limit: int = 1000) -> list[str]:
+    """Stored seals that no leaf names (at most ``limit``)."""
+    s = schema.seals
+    q = (
+        sa.select(s.c.seal_id)
+        .select_from(s.outerjoin(_L, _L.c.seal_id == s.c.seal_id))
+        .where(_L.c.seal_id.is_(None))
+        .order_by(s.c.seal_id)
+        .limit(limit)
+    )
+    return [str(x) for x in conn.execute(q).scalars()]
+
+
+def checkpoints(conn: Connection) -> list[StoredCheckpoint]:
+    return [_row(r) for r in conn.execute(sa.select(*_CP_COLS).order_by(_C.c.tree_size))]
+
+
 def _row(r: AnyRow) -> StoredCheckpoint:
     return StoredCheckpoint(int(r[0]), bytes(r[1]), str(r[2]), int(r[3]))
 
@@ -215,6 +253,18 @@ class TransparencyLog(Database):
     def latest_checkpoint(self) -> StoredCheckpoint | None:
         with self._read() as conn:
             return latest_checkpoint(conn)
+
+    def checkpoints(self) -> list[StoredCheckpoint]:
+        with self._read() as conn:
+            return checkpoints(conn)
+
+    def leaf_seals(self, after: int = -1, limit: int = 2_000) -> list[tuple[int, str, Seal | None]]:
+        with self._read() as conn:
+            return leaf_seals(conn, after, limit)
+
+    def seals_not_in_log(self, limit: int = 1000) -> list[str]:
+        with self._read() as conn:
+            return seals_not_in_log(conn, limit)
 
     def checkpoint_at(self, tree_size: int) -> StoredCheckpoint:
         with self._read() as conn:

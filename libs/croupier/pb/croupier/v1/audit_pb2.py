@@ -24,15 +24,15 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x63roupier/v1/audit.proto\x12\x0b\x63roupier.v1\"\xcf\x01\n\x0b\x41uditReport\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\n\n\x02ok\x18\x02 \x01(\x08\x12*\n\x07verdict\x18\x03 \x01(\x0e\x32\x19.croupier.v1.AuditVerdict\x12\x18\n\x10\x66irst_bad_stream\x18\x04 \x01(\t\x12\x1a\n\rfirst_bad_seq\x18\x05 \x01(\x03H\x00\x88\x01\x01\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x0f\n\x07message\x18\x07 \x01(\t\x12\x0e\n\x06\x63hecks\x18\x08 \x03(\tB\x10\n\x0e_first_bad_seq\"$\n\x11VerifyHandRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\">\n\x12VerifyHandResponse\x12(\n\x06report\x18\x01 \x01(\x0b\x32\x18.croupier.v1.AuditReport\"j\n\x12VerifyRangeRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x10\n\x08since_ms\x18\x03 \x01(\x03\x12\x10\n\x08until_ms\x18\x04 \x01(\x03\x12\r\n\x05limit\x18\x05 \x01(\x05\"?\n\x13VerifyRangeResponse\x12(\n\x06report\x18\x01 \x01(\x0b\x32\x18.croupier.v1.AuditReport\"$\n\x11\x45xportHandRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\"#\n\x12\x45xportHandResponse\x12\r\n\x05jsonl\x18\x01 \x01(\t*\x7f\n\x0c\x41uditVerdict\x12\x1d\n\x19\x41UDIT_VERDICT_UNSPECIFIED\x10\x00\x12\x16\n\x12\x41UDIT_VERDICT_PASS\x10\x01\x12\x16\n\x12\x41UDIT_VERDICT_FAIL\x10\x02\x12 \n\x1c\x41UDIT_VERDICT_PENDING_REVEAL\x10\x03\x32\x80\x02\n\x0c\x41uditService\x12M\n\nVerifyHand\x12\x1e.croupier.v1.VerifyHandRequest\x1a\x1f.croupier.v1.VerifyHandResponse\x12R\n\x0bVerifyRange\x12\x1f.croupier.v1.VerifyRangeRequest\x1a .croupier.v1.VerifyRangeResponse0\x01\x12M\n\nExportHand\x12\x1e.croupier.v1.ExportHandRequest\x1a\x1f.croupier.v1.ExportHandResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x63roupier/v1/audit.proto\x12\x0b\x63roupier.v1\"\xcf\x01\n\x0b\x41uditReport\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\n\n\x02ok\x18\x02 \x01(\x08\x12*\n\x07verdict\x18\x03 \x01(\x0e\x32\x19.croupier.v1.AuditVerdict\x12\x18\n\x10\x66irst_bad_stream\x18\x04 \x01(\t\x12\x1a\n\rfirst_bad_seq\x18\x05 \x01(\x03H\x00\x88\x01\x01\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x0f\n\x07message\x18\x07 \x01(\t\x12\x0e\n\x06\x63hecks\x18\x08 \x03(\tB\x10\n\x0e_first_bad_seq\"$\n\x11VerifyHandRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\">\n\x12VerifyHandResponse\x12(\n\x06report\x18\x01 \x01(\x0b\x32\x18.croupier.v1.AuditReport\"j\n\x12VerifyRangeRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x10\n\x08since_ms\x18\x03 \x01(\x03\x12\x10\n\x08until_ms\x18\x04 \x01(\x03\x12\r\n\x05limit\x18\x05 \x01(\x05\"?\n\x13VerifyRangeResponse\x12(\n\x06report\x18\x01 \x01(\x0b\x32\x18.croupier.v1.AuditReport\"$\n\x11\x45xportHandRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\"#\n\x12\x45xportHandResponse\x12\r\n\x05jsonl\x18\x01 \x01(\t*\x9f\x01\n\x0c\x41uditVerdict\x12\x1d\n\x19\x41UDIT_VERDICT_UNSPECIFIED\x10\x00\x12\x16\n\x12\x41UDIT_VERDICT_PASS\x10\x01\x12\x16\n\x12\x41UDIT_VERDICT_FAIL\x10\x02\x12 \n\x1c\x41UDIT_VERDICT_PENDING_REVEAL\x10\x03\x12\x1e\n\x1a\x41UDIT_VERDICT_PENDING_OPEN\x10\x04\x32\x80\x02\n\x0c\x41uditService\x12M\n\nVerifyHand\x12\x1e.croupier.v1.VerifyHandRequest\x1a\x1f.croupier.v1.VerifyHandResponse\x12R\n\x0bVerifyRange\x12\x1f.croupier.v1.VerifyRangeRequest\x1a .croupier.v1.VerifyRangeResponse0\x01\x12M\n\nExportHand\x12\x1e.croupier.v1.ExportHandRequest\x1a\x1f.croupier.v1.ExportHandResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'croupier.pb.croupier.v1.audit_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_AUDITVERDICT']._serialized_start=600
-  _globals['_AUDITVERDICT']._serialized_end=727
+  _globals['_AUDITVERDICT']._serialized_start=601
+  _globals['_AUDITVERDICT']._serialized_end=760
   _globals['_AUDITREPORT']._serialized_start=41
   _globals['_AUDITREPORT']._serialized_end=248
   _globals['_VERIFYHANDREQUEST']._serialized_start=250
@@ -47,6 +47,6 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_EXPORTHANDREQUEST']._serialized_end=561
   _globals['_EXPORTHANDRESPONSE']._serialized_start=563
   _globals['_EXPORTHANDRESPONSE']._serialized_end=598
-  _globals['_AUDITSERVICE']._serialized_start=730
-  _globals['_AUDITSERVICE']._serialized_end=986
+  _globals['_AUDITSERVICE']._serialized_start=763
+  _globals['_AUDITSERVICE']._serialized_end=1019
 # @@protoc_insertion_point(module_scope)

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from croupier.pb.croupier.v1 import envelope_pb2 as croupier_dot_v1_dot_envelope__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x63roupier/v1/gateway.proto\x12\x0b\x63roupier.v1\x1a\x1a\x63roupier/v1/envelope.proto\"J\n\x10OpenTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x13\n\x0b\x63lient_seed\x18\x03 \x01(\t\"\x86\x01\n\x11OpenTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x16\n\x0e\x63onfig_version\x18\x03 \x01(\t\x12\x0f\n\x07shoe_id\x18\x04 \x01(\t\x12\x12\n\ncommitment\x18\x05 \x01(\x0c\x12\x11\n\talgorithm\x18\x06 \x01(\t\"8\n\x0fOpenShoeRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x13\n\x0b\x63lient_seed\x18\x02 \x01(\t\"\x91\x01\n\x10OpenShoeResponse\x12\x0f\n\x07shoe_id\x18\x01 \x01(\t\x12\x12\n\ncommitment\x18\x02 \x01(\x0c\x12\x11\n\talgorithm\x18\x03 \x01(\t\x12\r\n\x05nonce\x18\x04 \x01(\x03\x12\x18\n\x10previous_shoe_id\x18\x05 \x01(\t\x12\x1c\n\x14previous_server_seed\x18\x06 \x01(\x0c\"A\n\tSeatEntry\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x13\n\x0bstack_minor\x18\x03 \x01(\x03\"_\n\x0fOpenHandRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12%\n\x05seats\x18\x02 \x03(\x0b\x32\x16.croupier.v1.SeatEntry\x12\x13\n\x0b\x63lient_seed\x18\x03 \x01(\t\"Y\n\x10OpenHandResponse\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07shoe_id\x18\x02 \x01(\t\x12\x0f\n\x07hand_no\x18\x03 \x01(\x05\x12\x12\n\ncommitment\x18\x04 \x01(\x0c\"7\n\x03\x42\x65t\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04spot\x18\x02 \x01(\t\x12\x14\n\x0c\x61mount_minor\x18\x03 \x01(\x03\"C\n\x10PlaceBetsRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x1e\n\x04\x62\x65ts\x18\x02 \x03(\x0b\x32\x10.croupier.v1.Bet\"H\n\x11PlaceBetsResponse\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x10\n\x08\x61\x63\x63\x65pted\x18\x02 \x01(\x05\x12\x10\n\x08last_seq\x18\x03 \x01(\x03\"N\n\nActRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06\x61\x63tion\x18\x03 \x01(\t\x12\x11\n\targs_json\x18\x04 \x01(\t\"U\n\x0b\x41\x63tResponse\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x10\n\x08last_seq\x18\x02 \x01(\x03\x12#\n\x04view\x18\x03 \x01(\x0b\x32\x15.croupier.v1.HandView\"$\n\x11\x45xpireTurnRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\"\x8d\x01\n\x12\x45xpireTurnResponse\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x10\n\x08last_seq\x18\x02 \x01(\x03\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x0e\n\x06\x61\x63tion\x18\x04 \x01(\t\x12\x11\n\targs_json\x18\x05 \x01(\t\x12#\n\x04view\x18\x06 \x01(\x0b\x32\x15.croupier.v1.HandView\"&\n\x13\x43loseBettingRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\";\n\x14\x43loseBettingResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.croupier.v1.HandView\"A\n\x12GetHandViewRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\":\n\x13GetHandViewResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.croupier.v1.HandView\"\xb1\x01\n\x08HandView\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x10\n\x08table_id\x18\x03 \x01(\t\x12\r\n\x05phase\x18\x04 \x01(\t\x12\"\n\x06\x65vents\x18\x05 \x03(\x0b\x32\x12.croupier.v1.Event\x12\x14\n\x0coutcome_json\x18\x06 \x01(\t\x12\x0f\n\x07settled\x18\x07 \x01(\x08\x12\x17\n\x0fsettlement_json\x18\x08 \x01(\t\"^\n\x18StreamTableEventsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x13\n\tafter_seq\x18\x02 \x01(\x03H\x00\x12\x12\n\x08\x66rom_now\x18\x03 \x01(\x08H\x00\x42\x07\n\x05start\"N\n\x19StreamTableEventsResponse\x12!\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x12.croupier.v1.Event\x12\x0e\n\x06\x63ursor\x18\x02 \x01(\x03\"%\n\x11\x43loseTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\":\n\x12\x43loseTableResponse\x12\x0f\n\x07shoe_id\x18\x01 \x01(\t\x12\x13\n\x0bserver_seed\x18\x02 \x01(\x0c\x32\x9f\x06\n\x0eGatewayService\x12J\n\tOpenTable\x12\x1d.croupier.v1.OpenTableRequest\x1a\x1e.croupier.v1.OpenTableResponse\x12G\n\x08OpenShoe\x12\x1c.croupier.v1.OpenShoeRequest\x1a\x1d.croupier.v1.OpenShoeResponse\x12G\n\x08OpenHand\x12\x1c.croupier.v1.OpenHandRequest\x1a\x1d.croupier.v1.OpenHandResponse\x12J\n\tPlaceBets\x12\x1d.croupier.v1.PlaceBetsRequest\x1a\x1e.croupier.v1.PlaceBetsResponse\x12\x38\n\x03\x41\x63t\x12\x17.croupier.v1.ActRequest\x1a\x18.croupier.v1.ActResponse\x12M\n\nExpireTurn\x12\x1e.croupier.v1.ExpireTurnRequest\x1a\x1f.croupier.v1.ExpireTurnResponse\x12S\n\x0c\x43loseBetting\x12 .croupier.v1.CloseBettingRequest\x1a!.croupier.v1.CloseBettingResponse\x12P\n\x0bGetHandView\x12\x1f.croupier.v1.GetHandViewRequest\x1a .croupier.v1.GetHandViewResponse\x12\x64\n\x11StreamTableEvents\x12%.croupier.v1.StreamTableEventsRequest\x1a&.croupier.v1.StreamTableEventsResponse0\x01\x12M\n\nCloseTable\x12\x1e.croupier.v1.CloseTableRequest\x1a\x1f.croupier.v1.CloseTableResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x63roupier/v1/gateway.proto\x12\x0b\x63roupier.v1\x1a\x1a\x63roupier/v1/envelope.proto\"J\n\x10OpenTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x13\n\x0b\x63lient_seed\x18\x03 \x01(\t\"\x86\x01\n\x11OpenTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x16\n\x0e\x63onfig_version\x18\x03 \x01(\t\x12\x0f\n\x07shoe_id\x18\x04 \x01(\t\x12\x12\n\ncommitment\x18\x05 \x01(\x0c\x12\x11\n\talgorithm\x18\x06 \x01(\t\"8\n\x0fOpenShoeRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x13\n\x0b\x63lient_seed\x18\x02 \x01(\t\"\x91\x01\n\x10OpenShoeResponse\x12\x0f\n\x07shoe_id\x18\x01 \x01(\t\x12\x12\n\ncommitment\x18\x02 \x01(\x0c\x12\x11\n\talgorithm\x18\x03 \x01(\t\x12\r\n\x05nonce\x18\x04 \x01(\x03\x12\x18\n\x10previous_shoe_id\x18\x05 \x01(\t\x12\x1c\n\x14previous_server_seed\x18\x06 \x01(\x0c\"A\n\tSeatEntry\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x13\n\x0bstack_minor\x18\x03 \x01(\x03\"_\n\x0fOpenHandRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12%\n\x05seats\x18\x02 \x03(\x0b\x32\x16.croupier.v1.SeatEntry\x12\x13\n\x0b\x63lient_seed\x18\x03 \x01(\t\"Y\n\x10OpenHandResponse\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07shoe_id\x18\x02 \x01(\t\x12\x0f\n\x07hand_no\x18\x03 \x01(\x05\x12\x12\n\ncommitment\x18\x04 \x01(\x0c\"7\n\x03\x42\x65t\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04spot\x18\x02 \x01(\t\x12\x14\n\x0c\x61mount_minor\x18\x03 \x01(\x03\"X\n\x10PlaceBetsRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x1e\n\x04\x62\x65ts\x18\x02 \x03(\x0b\x32\x10.croupier.v1.Bet\x12\x13\n\x0b\x63lient_seed\x18\x03 \x01(\t\"H\n\x11PlaceBetsResponse\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x10\n\x08\x61\x63\x63\x65pted\x18\x02 \x01(\x05\x12\x10\n\x08last_seq\x18\x03 \x01(\x03\"N\n\nActRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06\x61\x63tion\x18\x03 \x01(\t\x12\x11\n\targs_json\x18\x04 \x01(\t\"U\n\x0b\x41\x63tResponse\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x10\n\x08last_seq\x18\x02 \x01(\x03\x12#\n\x04view\x18\x03 \x01(\x0b\x32\x15.croupier.v1.HandView\"$\n\x11\x45xpireTurnRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\"\x8d\x01\n\x12\x45xpireTurnResponse\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x10\n\x08last_seq\x18\x02 \x01(\x03\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x0e\n\x06\x61\x63tion\x18\x04 \x01(\t\x12\x11\n\targs_json\x18\x05 \x01(\t\x12#\n\x04view\x18\x06 \x01(\x0b\x32\x15.croupier.v1.HandView\"&\n\x13\x43loseBettingRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\";\n\x14\x43loseBettingResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.croupier.v1.HandView\"A\n\x12GetHandViewRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\":\n\x13GetHandViewResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.croupier.v1.HandView\"\xb1\x01\n\x08HandView\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x10\n\x08table_id\x18\x03 \x01(\t\x12\r\n\x05phase\x18\x04 \x01(\t\x12\"\n\x06\x65vents\x18\x05 \x03(\x0b\x32\x12.croupier.v1.Event\x12\x14\n\x0coutcome_json\x18\x06 \x01(\t\x12\x0f\n\x07settled\x18\x07 \x01(\x08\x12\x17\n\x0fsettlement_json\x18\x08 \x01(\t\"^\n\x18StreamTableEventsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x13\n\tafter_seq\x18\x02 \x01(\x03H\x00\x12\x12\n\x08\x66rom_now\x18\x03 \x01(\x08H\x00\x42\x07\n\x05start\"N\n\x19StreamTableEventsResponse\x12!\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x12.croupier.v1.Event\x12\x0e\n\x06\x63ursor\x18\x02 \x01(\x03\"%\n\x11\x43loseTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\":\n\x12\x43loseTableResponse\x12\x0f\n\x07shoe_id\x18\x01 \x01(\t\x12\x13\n\x0bserver_seed\x18\x02 \x01(\x0c\x32\x9f\x06\n\x0eGatewayService\x12J\n\tOpenTable\x12\x1d.croupier.v1.OpenTableRequest\x1a\x1e.croupier.v1.OpenTableResponse\x12G\n\x08OpenShoe\x12\x1c.croupier.v1.OpenShoeRequest\x1a\x1d.croupier.v1.OpenShoeResponse\x12G\n\x08OpenHand\x12\x1c.croupier.v1.OpenHandRequest\x1a\x1d.croupier.v1.OpenHandResponse\x12J\n\tPlaceBets\x12\x1d.croupier.v1.PlaceBetsRequest\x1a\x1e.croupier.v1.PlaceBetsResponse\x12\x38\n\x03\x41\x63t\x12\x17.croupier.v1.ActRequest\x1a\x18.croupier.v1.ActResponse\x12M\n\nExpireTurn\x12\x1e.croupier.v1.ExpireTurnRequest\x1a\x1f.croupier.v1.ExpireTurnResponse\x12S\n\x0c\x43loseBetting\x12 .croupier.v1.CloseBettingRequest\x1a!.croupier.v1.CloseBettingResponse\x12P\n\x0bGetHandView\x12\x1f.croupier.v1.GetHandViewRequest\x1a .croupier.v1.GetHandViewResponse\x12\x64\n\x11StreamTableEvents\x12%.croupier.v1.StreamTableEventsRequest\x1a&.croupier.v1.StreamTableEventsResponse0\x01\x12M\n\nCloseTable\x12\x1e.croupier.v1.CloseTableRequest\x1a\x1f.croupier.v1.CloseTableResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -49,35 +49,35 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_BET']._serialized_start=744
   _globals['_BET']._serialized_end=799
   _globals['_PLACEBETSREQUEST']._serialized_start=801
-  _globals['_PLACEBETSREQUEST']._serialized_end=868
-  _globals['_PLACEBETSRESPONSE']._serialized_start=870
-  _globals['_PLACEBETSRESPONSE']._serialized_end=942
-  _globals['_ACTREQUEST']._serialized_start=944
-  _globals['_ACTREQUEST']._serialized_end=1022
-  _globals['_ACTRESPONSE']._serialized_start=1024
-  _globals['_ACTRESPONSE']._serialized_end=1109
-  _globals['_EXPIRETURNREQUEST']._serialized_start=1111
-  _globals['_EXPIRETURNREQUEST']._serialized_end=1147
-  _globals['_EXPIRETURNRESPONSE']._serialized_start=1150
-  _globals['_EXPIRETURNRESPONSE']._serialized_end=1291
-  _globals['_CLOSEBETTINGREQUEST']._serialized_start=1293
-  _globals['_CLOSEBETTINGREQUEST']._serialized_end=1331
-  _globals['_CLOSEBETTINGRESPONSE']._serialized_start=1333
-  _globals['_CLOSEBETTINGRESPONSE']._serialized_end=1392
-  _globals['_GETHANDVIEWREQUEST']._serialized_start=1394
-  _globals['_GETHANDVIEWREQUEST']._serialized_end=1459
-  _globals['_GETHANDVIEWRESPONSE']._serialized_start=1461
-  _globals['_GETHANDVIEWRESPONSE']._serialized_end=1519
-  _globals['_HANDVIEW']._serialized_start=1522
-  _globals['_HANDVIEW']._serialized_end=1699
-  _globals['_STREAMTABLEEVENTSREQUEST']._serialized_start=1701
-  _globals['_STREAMTABLEEVENTSREQUEST']._serialized_end=1795
-  _globals['_STREAMTABLEEVENTSRESPONSE']._serialized_start=1797
-  _globals['_STREAMTABLEEVENTSRESPONSE']._serialized_end=1875
-  _globals['_CLOSETABLEREQUEST']._serialized_start=1877
-  _globals['_CLOSETABLEREQUEST']._serialized_end=1914
-  _globals['_CLOSETABLERESPONSE']._serialized_start=1916
-  _globals['_CLOSETABLERESPONSE']._serialized_end=1974
-  _globals['_GATEWAYSERVICE']._serialized_start=1977
-  _globals['_GATEWAYSERVICE']._serialized_end=2776
+  _globals['_PLACEBETSREQUEST']._serialized_end=889
+  _globals['_PLACEBETSRESPONSE']._serialized_start=891
+  _globals['_PLACEBETSRESPONSE']._serialized_end=963
+  _globals['_ACTREQUEST']._serialized_start=965
+  _globals['_ACTREQUEST']._serialized_end=1043
+  _globals['_ACTRESPONSE']._serialized_start=1045
+  _globals['_ACTRESPONSE']._serialized_end=1130
+  _globals['_EXPIRETURNREQUEST']._serialized_start=1132
+  _globals['_EXPIRETURNREQUEST']._serialized_end=1168
+  _globals['_EXPIRETURNRESPONSE']._serialized_start=1171
+  _globals['_EXPIRETURNRESPONSE']._serialized_end=1312
+  _globals['_CLOSEBETTINGREQUEST']._serialized_start=1314
+  _globals['_CLOSEBETTINGREQUEST']._serialized_end=1352
+  _globals['_CLOSEBETTINGRESPONSE']._serialized_start=1354
+  _globals['_CLOSEBETTINGRESPONSE']._serialized_end=1413
+  _globals['_GETHANDVIEWREQUEST']._serialized_start=1415
+  _globals['_GETHANDVIEWREQUEST']._serialized_end=1480
+  _globals['_GETHANDVIEWRESPONSE']._serialized_start=1482
+  _globals['_GETHANDVIEWRESPONSE']._serialized_end=1540
+  _globals['_HANDVIEW']._serialized_start=1543
+  _globals['_HANDVIEW']._serialized_end=1720
+  _globals['_STREAMTABLEEVENTSREQUEST']._serialized_start=1722
+  _globals['_STREAMTABLEEVENTSREQUEST']._serialized_end=1816
+  _globals['_STREAMTABLEEVENTSRESPONSE']._serialized_start=1818
+  _globals['_STREAMTABLEEVENTSRESPONSE']._serialized_end=1896
+  _globals['_CLOSETABLEREQUEST']._serialized_start=1898
+  _globals['_CLOSETABLEREQUEST']._serialized_end=1935
+  _globals['_CLOSETABLERESPONSE']._serialized_start=1937
+  _globals['_CLOSETABLERESPONSE']._serialized_end=1995
+  _globals['_GATEWAYSERVICE']._serialized_start=1998
+  _globals['_GATEWAYSERVICE']._serialized_end=2797
 # @@protoc_insertion_point(module_scope)

@@ -100,12 +100,14 @@ class Bet(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., spot: _Optional[str] = ..., amount_minor: _Optional[int] = ...) -> None: ...
 
 class PlaceBetsRequest(_message.Message):
-    __slots__ = ("hand_id", "bets")
+    __slots__ = ("hand_id", "bets", "client_seed")
     HAND_ID_FIELD_NUMBER: _ClassVar[int]
     BETS_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_SEED_FIELD_NUMBER: _ClassVar[int]
     hand_id: str
     bets: _containers.RepeatedCompositeFieldContainer[Bet]
-    def __init__(self, hand_id: _Optional[str] = ..., bets: _Optional[_Iterable[_Union[Bet, _Mapping]]] = ...) -> None: ...
+    client_seed: str
+    def __init__(self, hand_id: _Optional[str] = ..., bets: _Optional[_Iterable[_Union[Bet, _Mapping]]] = ..., client_seed: _Optional[str] = ...) -> None: ...
 
 class PlaceBetsResponse(_message.Message):
     __slots__ = ("hand_id", "accepted", "last_seq")
