@@ -534,18 +534,19 @@ def _shoe_sequence(
     for shoe_id, hs in sorted(by_shoe.items()):
         hs.sort(key=lambda h: (h.shoe_hand_no, h.hand_no))
         nums = [h.shoe_hand_no for h in hs]
-        first_no = 1 if whole else nums[0]
-        if nums != list(range(first_no, first_no + len(nums))):
-            out.append(
-                Finding(
-                    "shoe_order",
-                    f"shoe {shoe_id}: hands numbered {nums} in the shoe, not "
-                    f"{first_no}..{first_no + len(nums) - 1} without gaps",
-                    hand_id=hs[0].hand_id,
-                    stream=shoe_id,
+        want = 1 if whole else nums[0]
+        for h in hs:
+            if h.shoe_hand_no != want:
+                out.append(
+                    Finding(
+                        "shoe_order",
+                        f"shoe {shoe_id}: {h.hand_id} is hand {h.shoe_hand_no} of the shoe "
+                        f"where hand {want} was next",
+                        hand_id=h.hand_id,
+                        stream=shoe_id,
+                    )
                 )
-            )
-            continue
+            want = h.shoe_hand_no + 1
         pos: int | None = 0 if nums[0] == 1 else None
         for h in hs:
             if pos is not None and h.first_pos is not None and h.first_pos != pos:
