@@ -32,7 +32,7 @@ TWO_PERCENT: Final[Fraction] = Fraction(1, 50)
 
 RULE_RAKE = "rake_on_net_profit"
 SOURCE_RAKE = (
-    "DESIGN.md Money; 000 必下德州规则 item 7 (5% of the winner's profit) "
+    "README.md, Money; 000 必下德州规则 item 7 (5% of the winner's profit) "
     "and the same rule in 000/001"
 )
 
