@@ -206,8 +206,9 @@ tlog_leaves = Table(
 tlog_nodes = Table(
     "tlog_nodes",
     metadata,
-    Column("level", Integer, primary_key=True, autoincrement=False),
-    Column("idx", BigInteger, primary_key=True, autoincrement=False),
+    # a perfect subtree (level, index) is the one key (level << 56) | index, so a batch
+    # of lookups is one primary-key IN list on every backend
+    Column("node", BigInteger, primary_key=True, autoincrement=False),
     Column("hash", Bytes(HASH_LEN), nullable=False),
 )
 

@@ -4,8 +4,8 @@ Three append-only tables:
 
 * ``tlog_leaves`` — leaf index → seal id: the ``i``-th seal the store accepted;
 * ``tlog_nodes`` — the hash of every *perfect* subtree ``(level, index)`` (level 0 is
-  the leaf hashes). At most ``2n`` rows for ``n`` leaves; any root, inclusion or
-  consistency proof reads ``O(log n)`` of them;
+  the leaf hashes), keyed ``(level << 56) | index``. At most ``2n`` rows for ``n``
+  leaves; any root, inclusion or consistency proof reads ``O(log n)`` of them;
 * ``tlog_checkpoints`` — each published checkpoint: size, root and its signed note.
 
 :func:`append_seals` runs inside :func:`croupier.store.events.append`, in the same
@@ -57,15 +57,23 @@ def size(conn: Connection) -> int:
     return 0 if n is None else int(n) + 1
 
 
+LEVEL_SHIFT = 56
+
+
+def node_key(level: int, index: int) -> int:
+    """The ``tlog_nodes`` key of perfect subtree ``(level, index)``."""
+    return (level << LEVEL_SHIFT) | index
+
+
 def _nodes(conn: Connection, wanted: Iterable[merkle.Node]) -> dict[merkle.Node, bytes]:
     keys = sorted(set(wanted))
     out: dict[merkle.Node, bytes] = {}
-    for i in range(0, len(keys), CHUNK):
-        q = sa.select(_N.c.level, _N.c.idx, _N.c.hash).where(
-            sa.tuple_(_N.c.level, _N.c.idx).in_(keys[i : i + CHUNK])
-        )
-        for level, idx, h in conn.execute(q):
-            out[(int(level), int(idx))] = bytes(h)
+    mask = (1 << LEVEL_SHIFT) - 1
+    ids = [node_key(lv, ix) for lv, ix in keys]
+    for i in range(0, len(ids), CHUNK):
+        q = sa.select(_N.c.node, _N.c.hash).where(_N.c.node.in_(ids[i : i + CHUNK]))
+        for k, h in conn.execute(q):
+            out[(int(k) >> LEVEL_SHIFT, int(k) & mask)] = bytes(h)
     missing = [k for k in keys if k not in out]
     if missing:
         raise NotFound(f"the log is missing subtree hashes {missing[:4]}")
@@ -85,7 +93,8 @@ def append_seals(conn: Connection, seals: Sequence[Seal]) -> list[int]:
     nodes: list[dict[str, Any]] = []
     for s in seals:
         leaves.append({"leaf_index": c.size, "seal_id": s.seal_id})
-        nodes += [{"level": lv, "idx": ix, "hash": h} for lv, ix, h in c.append(seal_leaf_hash(s))]
+        made = c.append(seal_leaf_hash(s))
+        nodes += [{"node": node_key(lv, ix), "hash": h} for lv, ix, h in made]
     conn.execute(_L.insert(), leaves)
     conn.execute(_N.insert(), nodes)
     return [int(x["leaf_index"]) for x in leaves]

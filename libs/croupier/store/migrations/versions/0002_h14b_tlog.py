@@ -35,10 +35,9 @@ def upgrade() -> None:
     )
     op.create_table(
         "tlog_nodes",
-        sa.Column("level", sa.Integer(), autoincrement=False, nullable=False),
-        sa.Column("idx", sa.BigInteger(), autoincrement=False, nullable=False),
+        sa.Column("node", sa.BigInteger(), autoincrement=False, nullable=False),
         sa.Column("hash", sa.LargeBinary(32), nullable=False),
-        sa.PrimaryKeyConstraint("level", "idx", name="pk_tlog_nodes"),
+        sa.PrimaryKeyConstraint("node", name="pk_tlog_nodes"),
     )
     op.create_table(
         "tlog_checkpoints",
