@@ -102,6 +102,8 @@ def test_first_checkpoint_including_a_seal(store: Store, dealer: Signer) -> None
     assert store.first_checkpoint_including(c[0].seal_id) == second
     s0 = store.tlog_leaves()[0][1]
     assert store.first_checkpoint_including(s0) == first
+    # the time it vouches for is signed inside the note
+    assert open_checkpoint(second.note, LOG.verifier).time_ms == second.published_at_ms == 20
     # an idempotent re-append of a stored seal gets no second leaf
     store.append(b, c, a)
     assert store.tlog_size() == 4

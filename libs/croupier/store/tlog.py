@@ -201,8 +201,10 @@ def checkpoint_at(conn: Connection, tree_size: int) -> StoredCheckpoint:
 
 def first_checkpoint_including(conn: Connection, seal_id: str) -> StoredCheckpoint | None:
     """The first published checkpoint whose tree contains the seal: the moment the log
-    vouches the seal existed (judge a key's validity by it, not by the signer's
-    clock). None while the seal is not yet in a checkpoint."""
+    vouches the seal existed (its signed ``time`` line, ``published_at_ms``). Judge a
+    key's validity by it, not by the signer's own clock: a seal by a key revoked at
+    ``t`` is good only if a checkpoint before ``t`` includes it. None while the seal is
+    not yet in a checkpoint."""
     idx = leaf_indices(conn, [seal_id]).get(seal_id)
     if idx is None:
         raise NotFound(f"seal {seal_id} is not in the log")
@@ -224,7 +226,7 @@ def publish_checkpoint(
         return last if force else None
     if n == 0 and not force:
         return None
-    note = Checkpoint(signer.name, n, h).sign(signer)
+    note = Checkpoint(signer.name, n, h, at_ms).sign(signer)
     conn.execute(
         _C.insert(), {"tree_size": n, "root_hash": h, "note": note, "published_at_ms": at_ms}
     )

@@ -11,7 +11,9 @@ id is ``SHA-256(name || "\\n" || 0x01 || public_key)[:4]``. A verifier key is wr
 checked by tools that know nothing of Croupier.
 
 A checkpoint's text is three lines: the origin, the tree size in decimal and the base64
-root hash.
+root hash, then optional extension lines; Croupier adds one, ``time <ms>``, the
+publisher's clock when it signed, so the first checkpoint that includes a seal vouches,
+under the log's key, that the seal existed by then.
 """
 
 from __future__ import annotations
@@ -148,6 +150,7 @@ class Checkpoint:
     origin: str
     size: int
     root: bytes
+    time_ms: int | None = None  # the ``time`` extension line: when it was signed
 
     def __post_init__(self) -> None:
         if not self.origin or "\n" in self.origin:
@@ -156,7 +159,8 @@ class Checkpoint:
             raise InvalidInput("a checkpoint has a size >= 0 and a 32-byte root")
 
     def text(self) -> str:
-        return f"{self.origin}\n{self.size}\n{base64.b64encode(self.root).decode()}\n"
+        body = f"{self.origin}\n{self.size}\n{base64.b64encode(self.root).decode()}\n"
+        return body if self.time_ms is None else body + f"time {self.time_ms}\n"
 
     @classmethod
     def parse(cls, text: str) -> Checkpoint:
@@ -170,7 +174,12 @@ class Checkpoint:
             raw = base64.b64decode(root, validate=True)
         except binascii.Error as e:
             raise InvalidInput(f"checkpoint root is not base64: {e}") from e
-        return cls(origin, int(size), raw)
+        time_ms = None
+        for ext in lines[3:-1]:
+            key, _, value = ext.partition(" ")
+            if key == "time" and value.isdigit():
+                time_ms = int(value)
+        return cls(origin, int(size), raw, time_ms)
 
     def sign(self, signer: NoteSigner) -> str:
         return signer.sign(self.text())
