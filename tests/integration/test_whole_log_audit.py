@@ -12,7 +12,9 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+import grpc
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -27,7 +29,7 @@ from croupier.tlog.note import Checkpoint, NoteSigner
 from croupier_services import cli
 from croupier_services.audit import Auditor, LogAudit
 
-from .harness import VARIANT, Cluster, now_ms
+from .harness import VARIANT, Cluster, now_ms, seat_entries, unique_table
 
 pytestmark = pytest.mark.integration
 
@@ -292,3 +294,42 @@ async def test_a_hand_hidden_by_editing_streams_is_named(
     named = [f for f in doc["failures"] if f.get("reason") == "stream_row_mismatch"]
     assert [f["hand_id"] for f in named] == [h2] and "elsewhere" in named[0]["message"]
     assert doc["totals"]["hands"] == 4
+
+
+async def test_a_players_client_seed_through_the_gateway(cluster_factory: Any) -> None:
+    """The gateway passes the player's own client seed with the bet; the hand settles
+    and audits PASS with the order drawn from it; a shoe game refuses one."""
+    c: Cluster = await cluster_factory(variants=("videopoker.lucky5", VARIANT))
+    table = unique_table("vp")
+    await c.gw.OpenTable(gateway_pb2.OpenTableRequest(table_id=table, variant="videopoker.lucky5"))
+    h = await c.gw.OpenHand(
+        gateway_pb2.OpenHandRequest(table_id=table, seats=seat_entries(table, 1))
+    )
+    assert len(h.commitment) == 32  # seen before the seed is chosen
+    await c.gw.PlaceBets(
+        gateway_pb2.PlaceBetsRequest(
+            hand_id=h.hand_id,
+            bets=[gateway_pb2.Bet(seat=1, spot="main", amount_minor=1000)],
+            client_seed="player-own-seed",
+        )
+    )
+    await c.gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=h.hand_id))
+    await c.gw.Act(gateway_pb2.ActRequest(hand_id=h.hand_id, seat=1, action="draw"))
+    await c.wait_settled(1)
+    rep = Auditor(c.store).audit(h.hand_id)
+    assert rep.verdict.value == "pass", rep.to_json_dict()
+    shoe = c.store.read_stream(h.shoe_id)
+    given = [e.payload["client_seed"] for e in shoe if e.type == g.SHOE_CLIENT_SEED]
+    assert given == ["player-own-seed"]
+    # baccarat deals many hands from one shoe: no per-player seed
+    t2 = await c.open_table("bac")
+    h2 = await c.gw.OpenHand(gateway_pb2.OpenHandRequest(table_id=t2, seats=seat_entries(t2, 1)))
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await c.gw.PlaceBets(
+            gateway_pb2.PlaceBetsRequest(
+                hand_id=h2.hand_id,
+                bets=[gateway_pb2.Bet(seat=1, spot="banker", amount_minor=1000)],
+                client_seed="mine",
+            )
+        )
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
