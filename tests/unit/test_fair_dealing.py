@@ -183,3 +183,25 @@ def test_the_readme_command_and_python_verify_it(capsys: pytest.CaptureFixture[s
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     ).stdout
     assert out.split() == ["3d", "Ts", "6s", "8d", "7c", "Js", "2s", "5d", "2h", "8s"]
+
+
+def test_a_restarted_dealer_keeps_dealing_from_the_players_seed() -> None:
+    from croupier.dealing import restore_table
+
+    seed = hashlib.sha256(b"restart").digest()
+    d, table = _video_poker(seed)
+    hid, b1 = d.open_hand(table, seat_rows([1], 10**6))
+    b2 = d.place_bets(hid, [{"seat": 1, "spot": "main", "amount": 100}], client_seed="kept")
+    b3 = d.close_betting(hid)  # five cards dealt, the hand waits on the draw
+    batches = [b1, b2, b3]
+    shoe_id = d.hand(hid).shoe.shoe_id
+    shoe_events = [e for b in batches for e in b.events if e.stream == shoe_id]
+    hand_events = [e for b in batches for e in b.events if e.stream == hid]
+    d2, _ = _video_poker(seed)
+    del d2.tables[table]
+    t = restore_table(d2, shoe_events, seed, [(hand_events, [])], 1)
+    assert t.shoe is not None and t.shoe.commitment.client_seed == "kept"
+    assert t.shoe.order == fair.shuffle(t.shoe.commitment.deck, seed, "kept", 1)
+    assert t.shoe.pos == 5 and t.shoe.seed_given
+    with pytest.raises(ActionRejected):
+        d2.give_client_seed(hid, "again")
