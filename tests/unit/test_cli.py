@@ -63,6 +63,26 @@ def test_rtp_baccarat_prints_the_8_deck_probabilities(capsys: pytest.CaptureFixt
     assert "0.985419" in out  # banker RTP
 
 
+@pytest.mark.parametrize(
+    ("variant", "rake"),
+    [
+        ("doudizhu.classic", "rake          1/20 = 5.00%"),
+        ("zhajinhua", "rake          1/20 = 5.00%"),
+        ("mahjong.xuezhan_daodi", "rake          none"),
+    ],
+)
+def test_rtp_of_a_game_players_play_each_other(
+    capsys: pytest.CaptureFixture[str], variant: str, rake: str
+) -> None:
+    """No RTP when the players play each other: the command says what applies (the rake
+    rate and basis) and succeeds."""
+    rc, out, err = run(capsys, "rtp", variant)
+    assert rc == 0 and not err
+    assert "the players play against each other, so there is no RTP" in out
+    assert rake in out
+    assert ("basis         net" in out) == (rake != "rake          none")
+
+
 def test_rtp_more_places(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, _ = run(capsys, "rtp", "baccarat", "--places", "8")
     assert rc == 0 and "0.45859" in out and "0.4585974" in out
@@ -76,6 +96,14 @@ def test_rules_eval(capsys: pytest.CaptureFixture[str]) -> None:
     assert out["player"] == ["9s", "9h"] and out["banker"] == ["Kd", "7c"]
     assert out["spots"]["player"] == "1" and out["spots"]["player_pair"] == "11"
     assert out["spots"]["banker"] == "-1" and out["spots"]["small"] == "3/2"
+
+
+def test_rules_eval_mahjong_que_yi_men(capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's example: three suits are no win in 血战麻将 (缺一门), two are."""
+    out = run_json(capsys, "rules", "eval", "mahjong.xuezhan", "123m456m789m11p234s")
+    assert out["hands"][0]["win"] is False and out["hands"][0]["reason"] == "too_many_suits"
+    out = run_json(capsys, "rules", "eval", "mahjong.xuezhan", "123m456m789m11p234p")
+    assert out["hands"][0]["win"] is True and out["hands"][0]["patterns"] == ["平胡"]
 
 
 def test_rules_eval_accepts_commas_and_lower_case(capsys: pytest.CaptureFixture[str]) -> None:
