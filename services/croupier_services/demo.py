@@ -19,6 +19,7 @@ import asyncio
 import json
 import logging
 import random
+import signal
 import sys
 import tempfile
 import time
@@ -300,6 +301,7 @@ async def run_demo(
     nats_url: str | None = None,
     database_url: str | None = None,
     metrics_port: int = 0,
+    keep_running: bool = False,
 ) -> int:
     db_url = database_url or f"sqlite:///{workdir / 'croupier.sqlite'}"
     if metrics_port < 0:
@@ -315,9 +317,26 @@ async def run_demo(
     )
     await node.start()
     try:
-        return await _drive(node, games, hands, tables, players, seed)
+        rc = await _drive(node, games, hands, tables, players, seed)
+        if keep_running:
+            await _serve_until_stopped(node)
+        return rc
     finally:
         await node.stop()
+
+
+async def _serve_until_stopped(node: Node) -> None:
+    """``--keep-running``: leave the cluster up (gRPC, metrics) after the summary, so
+    Prometheus, grpcurl or the replay viewer can be pointed at it, until SIGINT/SIGTERM."""
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, node.stop_event.set)
+    print(
+        f"\nserving until Ctrl-C: gRPC 127.0.0.1:{node.bound_port}"
+        + (f", metrics http://127.0.0.1:{node.metrics_port}/metrics" if node.metrics_port else ""),
+        flush=True,
+    )
+    await node.wait()
 
 
 async def _drive(
@@ -502,6 +521,7 @@ def main_demo(
     seed: int,
     workdir: str | None,
     metrics_port: int,
+    keep_running: bool = False,
 ) -> int:
     for g_ in games:
         engine_for(g_)
@@ -509,9 +529,27 @@ def main_demo(
         wd = Path(workdir)
         wd.mkdir(parents=True, exist_ok=True)
         return asyncio.run(
-            run_demo(games, hands, tables, players, seed, wd, metrics_port=metrics_port)
+            run_demo(
+                games,
+                hands,
+                tables,
+                players,
+                seed,
+                wd,
+                metrics_port=metrics_port,
+                keep_running=keep_running,
+            )
         )
     with tempfile.TemporaryDirectory(prefix="croupier-demo-") as d:
         return asyncio.run(
-            run_demo(games, hands, tables, players, seed, Path(d), metrics_port=metrics_port)
+            run_demo(
+                games,
+                hands,
+                tables,
+                players,
+                seed,
+                Path(d),
+                metrics_port=metrics_port,
+                keep_running=keep_running,
+            )
         )

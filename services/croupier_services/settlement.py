@@ -16,6 +16,7 @@ import grpc
 from croupier import canonical
 from croupier.bus import subjects, wire
 from croupier.bus.jetstream import Bus
+from croupier.bus.relay import OutboxRelay
 from croupier.errors import InvalidInput, NotFound, RuleViolation
 from croupier.events import heads_of, make_event, seal
 from croupier.games import base as g
@@ -27,6 +28,9 @@ from croupier.store import EventStore, LedgerTx, Posting
 from croupier_services import metrics
 from croupier_services.consumer import ConsumerLoop, Work
 from croupier_services.grpc_util import rpc
+from croupier_services.outboxes import relay_for
+
+DURABLE = "settlement"
 
 
 def now_ms() -> int:
@@ -38,6 +42,7 @@ class SettlementWorker:
         if signer.producer != "settlement":
             raise ValueError("the settlement service signs as 'settlement'")
         self.store, self.bus, self.signer = store, bus, signer
+        self.relay: OutboxRelay = relay_for(store, lambda: self.bus, "settlement")
 
     def handle(self, m: wire.Message) -> Work:
         first, last = m.events[0], m.events[-1]
@@ -122,9 +127,21 @@ class SettlementWorker:
         metrics.BETS.labels(hs.variant).inc(hs.staked)
         metrics.PAYOUT.labels(hs.variant).inc(hs.returned)
 
-    async def loop(self, batch: int = 256) -> ConsumerLoop:
-        c = await self.bus.consumer("settlement", subjects.filter_for("outcome"))
-        return ConsumerLoop("settlement", self.store, self.bus, c, self.handle, self.commit, batch)
+    async def loop(self, batch: int = 256, *, subscribe: bool = True) -> ConsumerLoop:
+        filt = subjects.filter_for("outcome")
+        c = await self.bus.consumer(DURABLE, filt) if subscribe else None
+        return ConsumerLoop(
+            "settlement",
+            self.store,
+            self.bus,
+            c,
+            self.handle,
+            self.commit,
+            batch,
+            durable=DURABLE,
+            filter_subject=filt,
+            relay=self.relay,
+        )
 
 
 class SettlementServicer(settlement_pb2_grpc.SettlementServiceServicer):

@@ -127,9 +127,8 @@ def table_count(store: Store, table: str) -> int:
 
 
 def test_migrations_have_exactly_one_head(store: Store) -> None:
-    heads = head_revisions()
-    assert len(heads) == 1
-    assert current_revision(store.engine) == heads[0]
+    (head,) = head_revisions()
+    assert current_revision(store.engine) == head
 
 
 def test_migrated_schema_matches_metadata(store: Store) -> None:

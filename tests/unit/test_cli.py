@@ -426,3 +426,44 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]
         main(argv)
     assert ex.value.code == 2
     assert "usage:" in capsys.readouterr().err
+
+
+# -- helpful failures -----------------------------------------------------------------
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.startswith("croupier ")
+
+
+def test_an_unreachable_database_is_one_line_with_the_password_masked(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from croupier.bus.embedded import free_port
+
+    url = f"postgresql+psycopg://croupier:s3cret@127.0.0.1:{free_port()}/croupier"
+    monkeypatch.setenv("CROUPIER_DATABASE_URL", url)
+    rc, _out, err = run(capsys, "audit", "--variant", "baccarat")
+    assert rc == 3
+    assert err.startswith("croupier: database unreachable at postgresql+psycopg://croupier:***@")
+    assert "s3cret" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_a_closed_pipe_ends_quietly() -> None:
+    import subprocess
+    import sys
+
+    exe = Path(sys.executable).parent / "croupier"
+    # the reader is gone before the command writes (it takes a moment to start)
+    p = subprocess.Popen(
+        [str(exe), "rtp", "baccarat"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert p.stdout is not None and p.stderr is not None
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    assert p.wait(60) == 141, err
+    assert err == ""

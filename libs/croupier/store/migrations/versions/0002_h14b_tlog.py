@@ -2,7 +2,7 @@
 append-only like the log itself.
 
 Revision ID: 0002_h14b_tlog
-Revises: 0001
+Revises: 0002_h13b
 Create Date: 2026-12-01 00:00:00
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0002_h14b_tlog"
-down_revision: str | None = "0001"
+down_revision: str | None = "0002_h13b"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
