@@ -8,6 +8,7 @@
     │   ├── ConfigError              a variant config that is missing or inconsistent
     │   ├── UnknownVariant           no engine registered for a variant id
     │   ├── AlreadyExists            a table (or other named thing) that is already open
+    │   ├── FieldRejected            a request field outside its edge limit (croupier.limits)
     │   └── RuleViolation            an event the game's rules forbid now
     │       ├── BetRejected          over a limit, closed spot, unknown seat, bad amount
     │       └── ActionRejected       out of turn, illegal move, finished hand
@@ -16,6 +17,7 @@
     │   ├── UnknownKey               key id not in the registry or outside its validity
     │   ├── ChainError               sequence gap, wrong previous hash, bad event hash
     │   └── FairnessError            revealed seed does not match commitment or cards
+    ├── StaleSequence                a call's expected_seq is not the hand's last seq
     ├── MoneyError                   a settlement that would not balance
     ├── StoreError                   the system of record refused an operation
     │   ├── DuplicateEvent           (stream, seq) already holds a different event
@@ -25,7 +27,8 @@
 
 Every error carries a human message; ``RuleViolation`` and ``IntegrityError`` also carry
 a machine ``reason`` (a short snake_case code used as a metrics label and in gRPC
-status details).
+status details); :meth:`CroupierError.details` adds the key/value facts a client may act
+on (the ``google.rpc.ErrorInfo`` metadata of the gRPC status).
 """
 
 from __future__ import annotations
@@ -41,6 +44,10 @@ class CroupierError(Exception):
         self.message = message
         if reason is not None:
             self.reason = reason
+
+    def details(self) -> dict[str, str]:
+        """Machine-readable facts about the error (field names, limits, positions)."""
+        return {}
 
 
 class InvalidInput(CroupierError):
@@ -61,6 +68,25 @@ class UnknownVariant(InvalidInput):
 
 class AlreadyExists(InvalidInput):
     reason = "already_exists"
+
+
+class FieldRejected(InvalidInput):
+    """A request field outside its limit; ``field`` names it, ``limit`` is the bound."""
+
+    reason = "bad_field"
+
+    def __init__(
+        self, message: str, *, reason: str | None = None, field: str, limit: int | None = None
+    ) -> None:
+        super().__init__(message, reason=reason)
+        self.field = field
+        self.limit = limit
+
+    def details(self) -> dict[str, str]:
+        out = {"field": self.field}
+        if self.limit is not None:
+            out["limit"] = str(self.limit)
+        return out
 
 
 class RuleViolation(InvalidInput):
@@ -90,6 +116,14 @@ class IntegrityError(CroupierError):
         self.stream = stream
         self.seq = seq
 
+    def details(self) -> dict[str, str]:
+        out = {}
+        if self.stream is not None:
+            out["stream"] = self.stream
+        if self.seq is not None:
+            out["seq"] = str(self.seq)
+        return out
+
 
 class SignatureError(IntegrityError):
     reason = "bad_signature"
@@ -105,6 +139,20 @@ class ChainError(IntegrityError):
 
 class FairnessError(IntegrityError):
     reason = "unfair_deal"
+
+
+class StaleSequence(CroupierError):
+    """Optimistic concurrency: the caller expected the hand at another sequence number."""
+
+    reason = "seq_mismatch"
+
+    def __init__(self, message: str, *, expected: int, actual: int) -> None:
+        super().__init__(message)
+        self.expected = expected
+        self.actual = actual
+
+    def details(self) -> dict[str, str]:
+        return {"expected_seq": str(self.expected), "last_seq": str(self.actual)}
 
 
 class MoneyError(CroupierError):

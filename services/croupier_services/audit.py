@@ -34,7 +34,7 @@ from croupier.signing import KeyRegistry
 from croupier.store import EventStore
 from croupier.tlog.note import Checkpoint, NoteVerifier, open_checkpoint
 from croupier_services import metrics
-from croupier_services.grpc_util import rpc
+from croupier_services.grpc_util import abort, rpc
 
 _VERDICT = {
     Verdict.PASS: audit_pb2.AUDIT_VERDICT_PASS,
@@ -414,7 +414,9 @@ class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
         self, request: audit_pb2.VerifyRangeRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[audit_pb2.VerifyRangeResponse]:
         if request.limit < 0:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "limit must be >= 0")
+            await abort(
+                context, grpc.StatusCode.INVALID_ARGUMENT, "out_of_range", "limit must be >= 0"
+            )
         a = Auditor(self.store)
         metrics.GRPC_REQUESTS.labels("VerifyRange", "OK").inc()
         for rep in a.audit_range(

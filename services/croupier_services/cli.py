@@ -97,6 +97,8 @@ def cmd_serve(a: argparse.Namespace) -> int:
         consumers=s.consumers,
         stall_after_s=s.stall_after_s,
         unverifiable_pause_s=s.unverifiable_pause_s,
+        request_id_retention_s=s.request_id_retention_s,
+        require_request_id=s.require_request_id,
     )
 
     async def run() -> None:
@@ -159,8 +161,9 @@ def cmd_nats(a: argparse.Namespace) -> int:
     durables = [*durables_for(a.variant or variants()), (DURABLE, subjects.filter_for("outcome"))]
 
     async def run() -> int:
-        bus = await Bus.connect(s.nats_url, name="croupier-cli", stream=s.stream,
-                                consumers=s.consumers)
+        bus = await Bus.connect(
+            s.nats_url, name="croupier-cli", stream=s.stream, consumers=s.consumers
+        )
         try:
             if a.action == "provision":
                 changed = await bus.provision(durables)

@@ -19,6 +19,8 @@
 | ``CROUPIER_CONSUMER_MAX_ACK_PENDING`` | unacknowledged messages per consumer | ``20000`` |
 | ``CROUPIER_STALL_AFTER_S`` | no progress this long with work pending: stalled | ``60`` |
 | ``CROUPIER_UNVERIFIABLE_PAUSE_S`` | pause after a message it cannot verify | ``30`` |
+| ``CROUPIER_REQUEST_ID_RETENTION_S`` | how long the dealer keeps gateway request ids | ``86400`` |
+| ``CROUPIER_REQUIRE_REQUEST_ID`` | ``1``: refuse mutating gateway calls without one | ``0`` |
 """
 
 from __future__ import annotations
@@ -89,6 +91,8 @@ class Settings:
     consumers: ConsumerSpec = field(default_factory=ConsumerSpec)
     stall_after_s: float = 60.0
     unverifiable_pause_s: float = 30.0
+    request_id_retention_s: int = 86_400
+    require_request_id: bool = False
 
     @classmethod
     def from_env(cls, service: str) -> Settings:
@@ -104,4 +108,7 @@ class Settings:
             consumers=consumer_spec_from_env(),
             stall_after_s=_float("CROUPIER_STALL_AFTER_S", 60.0),
             unverifiable_pause_s=_float("CROUPIER_UNVERIFIABLE_PAUSE_S", 30.0),
+            request_id_retention_s=_int("CROUPIER_REQUEST_ID_RETENTION_S", 86_400),
+            require_request_id=os.environ.get("CROUPIER_REQUIRE_REQUEST_ID", "0").lower()
+            in ("1", "true", "yes"),
         )

@@ -16,29 +16,32 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
+from google.protobuf.message import Message
 
-from croupier import canonical
+from croupier import canonical, limits
 from croupier.bus import subjects, wire
 from croupier.bus.jetstream import Bus
 from croupier.bus.relay import OutboxRelay
 from croupier.dealing import Batch, Dealer, Hand, restore_table
-from croupier.errors import CroupierError, InvalidInput, NotFound
+from croupier.errors import CroupierError, FieldRejected, NotFound, StaleSequence
 from croupier.events import Event
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
-from croupier.store import EventStore, Outbox, OutboxItem, StreamInfo
+from croupier.store import EventStore, Outbox, OutboxItem, RequestRecord, StreamInfo
 from croupier.store import outbox as ob
+from croupier.store.requests import replay, request_hash
 from croupier_services import metrics
-from croupier_services.grpc_util import rpc
+from croupier_services.grpc_util import abort, rpc
 from croupier_services.outboxes import relay_for
 from croupier_services.views import redact, to_pb
 
 log = logging.getLogger("croupier.dealer")
 FEED_HISTORY = 10_000
+R = TypeVar("R", bound=Message)
 
 
 def now_ms() -> int:
@@ -236,23 +239,28 @@ class DealerCore:
             after = rows[-1].stream_id
         return out
 
-    def persist(self, b: Batch) -> None:
-        if not b.events:
+    def persist(self, b: Batch, request: RequestRecord | None = None) -> None:
+        """One transaction: the batch's secrets, events and seals, and the gateway call's
+        request record (its stored result) when the call has a request id."""
+        if not b.events and request is None:
             return
         with self.store.transaction() as tx:
             for sid, seed in b.secrets:
                 tx.put_secret(sid, seed, self.dealer.clock_ms())
-            tx.append(
-                b.events,
-                b.seals,
-                [
-                    StreamInfo(
-                        r.stream_id, r.kind, r.variant, r.table_id, r.shoe_id, r.opened_at_ms
-                    )
-                    for r in b.streams
-                ],
-            )
-            ob.enqueue(tx.connection, self.outbox_items(b.closed_hands), self.dealer.clock_ms())
+            if b.events:
+                tx.append(
+                    b.events,
+                    b.seals,
+                    [
+                        StreamInfo(
+                            r.stream_id, r.kind, r.variant, r.table_id, r.shoe_id, r.opened_at_ms
+                        )
+                        for r in b.streams
+                    ],
+                )
+                ob.enqueue(tx.connection, self.outbox_items(b.closed_hands), self.dealer.clock_ms())
+            if request is not None:
+                tx.put_request(request)
 
     @staticmethod
     def outbox_items(hands: list[Hand]) -> list[OutboxItem]:
@@ -267,12 +275,14 @@ class DealerCore:
             for h in hands
         ]
 
-    async def commit(self, table_id: str, b: Batch) -> None:
-        """Store the batch, feed the table's watchers, publish closed hands. If the store
-        refuses the batch, the table is rebuilt from what the store holds and the error
-        goes back to the caller (nothing of the batch took effect)."""
+    async def commit(self, table_id: str, b: Batch, request: RequestRecord | None = None) -> None:
+        """Store the batch (with the call's request record and its closed hands' outbox
+        rows), feed the table's watchers, wake the outbox relay. If the store refuses the
+        batch, the table is rebuilt from what the store holds and the error goes back to
+        the caller (nothing of the batch took effect). Once the store has committed,
+        nothing here fails the call: publishing is the relay's, outside the call."""
         try:
-            self.persist(b)
+            self.persist(b, request)
         except Exception:
             log.exception("commit failed at table %s; rebuilding it from the log", table_id)
             try:
@@ -325,137 +335,321 @@ def redact_public(
     return out
 
 
+async def prune_request_ids(
+    store: EventStore,
+    retention_ms: int,
+    stop: asyncio.Event,
+    clock_ms: Callable[[], int] = now_ms,
+    every_s: float = 60.0,
+) -> None:
+    """Until ``stop`` is set, every ``every_s`` remove the gateway request records older
+    than ``retention_ms`` (their ids may then be used again)."""
+    while not stop.is_set():
+        try:
+            prune_requests_once(store, clock_ms() - retention_ms)
+        except Exception:  # the next sweep retries
+            log.exception("pruning request ids failed")
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(stop.wait(), every_s)
+
+
+def prune_requests_once(store: EventStore, before_ms: int, batch: int = 10_000) -> int:
+    """Remove every request record created before ``before_ms``, ``batch`` per
+    transaction; returns how many."""
+    total = 0
+    while (n := store.prune_requests(before_ms, batch)) > 0:
+        total += n
+        if n < batch:
+            break
+    metrics.REQUESTS_PRUNED.inc(total)
+    return total
+
+
+def _body(request: Message) -> bytes:
+    """The request as it is compared across retries: every field but ``request_id``."""
+    m = type(request)()
+    m.CopyFrom(request)
+    m.ClearField("request_id")
+    return m.SerializeToString(deterministic=True)
+
+
 class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
-    def __init__(self, core: DealerCore) -> None:
+    """The gateway API. Each mutating call: edge limits (:mod:`croupier.limits`), then,
+    under the dealer lock, the request id's stored result if there is one
+    (:mod:`croupier.store.requests`), the optimistic ``expected_seq`` check, the dealer's
+    move, and one commit holding the events and the call's result."""
+
+    def __init__(self, core: DealerCore, *, require_request_id: bool = False) -> None:
         self.core = core
+        self.require_request_id = require_request_id
 
     @property
     def dealer(self) -> Dealer:
         return self.core.dealer
 
+    async def _once(
+        self,
+        method: str,
+        request: Any,
+        context: grpc.aio.ServicerContext,
+        response_type: type[R],
+        apply: Callable[[], tuple[str, Batch, R]],
+        hand_id: str | None = None,
+        done: Callable[[], None] | None = None,
+    ) -> R:
+        """Run ``apply`` (returning the table, the batch and the response) at most once
+        per request id, then ``done`` once it is committed; see the class docstring."""
+        rid: str = request.request_id
+        if rid:
+            limits.request_id(rid)
+        elif self.require_request_id:
+            raise FieldRejected(
+                "request_id is required on mutating calls",
+                reason="request_id_required",
+                field="request_id",
+            )
+        else:
+            metrics.GATEWAY_NO_REQUEST_ID.labels(method).inc()
+        async with self.core.lock:
+            digest = b""
+            if rid:
+                digest = request_hash(method, _body(request))
+                stored = replay(self.core.store.get_request(rid), method, digest)
+                if stored is not None:
+                    metrics.GATEWAY_REPLAYS.labels(method).inc()
+                    context.set_trailing_metadata((("croupier-replayed", "true"),))
+                    return response_type.FromString(stored)
+            if hand_id is not None and request.HasField("expected_seq"):
+                expected = limits.expected_seq(request.expected_seq)
+                last = self.dealer.hand(hand_id).writer.next_seq - 1
+                if expected != last:
+                    raise StaleSequence(
+                        f"hand {hand_id} is at seq {last}, not {expected}",
+                        expected=expected,
+                        actual=last,
+                    )
+            table_id, b, resp = apply()
+            record = None
+            if rid:
+                record = RequestRecord(
+                    rid,
+                    method,
+                    digest,
+                    resp.SerializeToString(deterministic=True),
+                    self.dealer.clock_ms(),
+                )
+            await self.core.commit(table_id, b, record)  # on failure the table is rebuilt
+        if done is not None:
+            done()
+        return resp
+
     @rpc("OpenTable")
     async def OpenTable(
         self, request: gateway_pb2.OpenTableRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.OpenTableResponse:
-        async with self.core.lock:
+        limits.table_id(request.table_id)
+        limits.variant(request.variant)
+        limits.client_seed(request.client_seed)
+
+        def apply() -> tuple[str, Batch, gateway_pb2.OpenTableResponse]:
             b = self.dealer.open_table(request.table_id, request.variant, request.client_seed)
             t = self.dealer.table(request.table_id)
-            await self.core.commit(t.table_id, b)  # on failure the table is forgotten again
             cfg = engine_for(t.variant).config
             shoe = t.shoe
-            return gateway_pb2.OpenTableResponse(
-                table_id=t.table_id,
-                variant=t.variant,
-                config_version=str(cfg.version),
-                shoe_id=shoe.shoe_id if shoe else "",
-                commitment=shoe.commitment.commitment if shoe else b"",
-                algorithm=shoe.commitment.algorithm if shoe else "",
+            return (
+                t.table_id,
+                b,
+                gateway_pb2.OpenTableResponse(
+                    table_id=t.table_id,
+                    variant=t.variant,
+                    config_version=str(cfg.version),
+                    shoe_id=shoe.shoe_id if shoe else "",
+                    commitment=shoe.commitment.commitment if shoe else b"",
+                    algorithm=shoe.commitment.algorithm if shoe else "",
+                ),
             )
+
+        return await self._once("OpenTable", request, context, gateway_pb2.OpenTableResponse, apply)
 
     @rpc("OpenShoe")
     async def OpenShoe(
         self, request: gateway_pb2.OpenShoeRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.OpenShoeResponse:
-        async with self.core.lock:
+        limits.table_id(request.table_id)
+        limits.client_seed(request.client_seed)
+
+        def apply() -> tuple[str, Batch, gateway_pb2.OpenShoeResponse]:
             t = self.dealer.table(request.table_id)
             prev = t.shoe
             b = self.dealer.open_shoe(request.table_id, request.client_seed or None)
-            await self.core.commit(t.table_id, b)
             shoe = t.shoe
             assert shoe is not None
-            return gateway_pb2.OpenShoeResponse(
-                shoe_id=shoe.shoe_id,
-                commitment=shoe.commitment.commitment,
-                algorithm=shoe.commitment.algorithm,
-                nonce=shoe.commitment.nonce,
-                previous_shoe_id=prev.shoe_id if prev else "",
-                previous_server_seed=prev.server_seed if prev and prev.revealed else b"",
+            return (
+                t.table_id,
+                b,
+                gateway_pb2.OpenShoeResponse(
+                    shoe_id=shoe.shoe_id,
+                    commitment=shoe.commitment.commitment,
+                    algorithm=shoe.commitment.algorithm,
+                    nonce=shoe.commitment.nonce,
+                    previous_shoe_id=prev.shoe_id if prev else "",
+                    previous_server_seed=prev.server_seed if prev and prev.revealed else b"",
+                ),
             )
+
+        return await self._once("OpenShoe", request, context, gateway_pb2.OpenShoeResponse, apply)
 
     @rpc("OpenHand")
     async def OpenHand(
         self, request: gateway_pb2.OpenHandRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.OpenHandResponse:
-        seats = [
-            {"seat": s.seat, "player": s.player_id, "stack": s.stack_minor} for s in request.seats
-        ]
-        async with self.core.lock:
+        limits.table_id(request.table_id)
+        limits.client_seed(request.client_seed)
+        rows = limits.seats(
+            [limits.SeatIn(s.seat, s.player_id, s.stack_minor) for s in request.seats]
+        )
+        seats = [{"seat": r.seat, "player": r.player, "stack": r.stack} for r in rows]
+
+        def apply() -> tuple[str, Batch, gateway_pb2.OpenHandResponse]:
+            t = self.dealer.table(request.table_id)
+            limits.seat_count(len(rows), engine_for(t.variant).max_seats)
             hand_id, b = self.dealer.open_hand(request.table_id, seats)
-            await self.core.commit(request.table_id, b)
             h = self.dealer.hand(hand_id)
-            return gateway_pb2.OpenHandResponse(
-                hand_id=hand_id,
-                shoe_id=h.shoe.shoe_id,
-                hand_no=h.state.shoe_hand_no,
-                commitment=h.shoe.commitment.commitment,
+            return (
+                request.table_id,
+                b,
+                gateway_pb2.OpenHandResponse(
+                    hand_id=hand_id,
+                    shoe_id=h.shoe.shoe_id,
+                    hand_no=h.state.shoe_hand_no,
+                    commitment=h.shoe.commitment.commitment,
+                ),
             )
+
+        return await self._once("OpenHand", request, context, gateway_pb2.OpenHandResponse, apply)
 
     @rpc("PlaceBets")
     async def PlaceBets(
         self, request: gateway_pb2.PlaceBetsRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.PlaceBetsResponse:
-        bets = [{"seat": b.seat, "spot": b.spot, "amount": b.amount_minor} for b in request.bets]
-        async with self.core.lock:
+        limits.hand_id(request.hand_id)
+        rows = limits.bets([limits.BetIn(b.seat, b.spot, b.amount_minor) for b in request.bets])
+        bets = [{"seat": b.seat, "spot": b.spot, "amount": b.amount} for b in rows]
+
+        def apply() -> tuple[str, Batch, gateway_pb2.PlaceBetsResponse]:
             h = self.dealer.hand(request.hand_id)
             b = self.dealer.place_bets(request.hand_id, bets, request.client_seed)
-            await self.core.commit(h.table_id, b)
-            return gateway_pb2.PlaceBetsResponse(
-                hand_id=request.hand_id, accepted=len(bets), last_seq=h.writer.next_seq - 1
+            return (
+                h.table_id,
+                b,
+                gateway_pb2.PlaceBetsResponse(
+                    hand_id=request.hand_id, accepted=len(bets), last_seq=h.writer.next_seq - 1
+                ),
             )
+
+        return await self._once(
+            "PlaceBets", request, context, gateway_pb2.PlaceBetsResponse, apply, request.hand_id
+        )
 
     @rpc("Act")
     async def Act(
         self, request: gateway_pb2.ActRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.ActResponse:
-        try:
-            args = canonical.loads(request.args_json or "{}")
-        except (ValueError, InvalidInput) as e:
-            raise InvalidInput(f"args_json is not valid JSON: {e}") from e
-        if not isinstance(args, dict):
-            raise InvalidInput("args_json must be a JSON object")
+        limits.hand_id(request.hand_id)
+        limits.seat(request.seat)
+        limits.action(request.action)
+        args = limits.args_json(request.args_json)
         if "auto" in args:
-            raise InvalidInput("the argument 'auto' is reserved for ExpireTurn")
-        async with self.core.lock:
+            raise FieldRejected(
+                "the argument 'auto' is reserved for ExpireTurn",
+                reason="reserved_argument",
+                field="args_json",
+            )
+
+        def apply() -> tuple[str, Batch, gateway_pb2.ActResponse]:
             h = self.dealer.hand(request.hand_id)
             b = self.dealer.act(request.hand_id, request.seat, request.action, args)
-            await self.core.commit(h.table_id, b)
             view = self._view(h, request.seat)
-            return gateway_pb2.ActResponse(
-                hand_id=request.hand_id, last_seq=h.writer.next_seq - 1, view=view
+            return (
+                h.table_id,
+                b,
+                gateway_pb2.ActResponse(
+                    hand_id=request.hand_id, last_seq=h.writer.next_seq - 1, view=view
+                ),
             )
+
+        return await self._once(
+            "Act", request, context, gateway_pb2.ActResponse, apply, request.hand_id
+        )
 
     @rpc("ExpireTurn")
     async def ExpireTurn(
         self, request: gateway_pb2.ExpireTurnRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.ExpireTurnResponse:
-        async with self.core.lock:
+        limits.hand_id(request.hand_id)
+
+        def apply() -> tuple[str, Batch, gateway_pb2.ExpireTurnResponse]:
             h = self.dealer.hand(request.hand_id)
-            b = await self.core.expire(request.hand_id, "gateway")
+            b = self.dealer.expire(request.hand_id)
             act = next(e for e in b.events if e.type == g.ACTION_TAKEN)
-            return gateway_pb2.ExpireTurnResponse(
-                hand_id=request.hand_id,
-                last_seq=h.writer.next_seq - 1,
-                seat=int(act.payload["seat"]),
-                action=str(act.payload["action"]),
-                args_json=canonical.dumps(act.payload["args"]).decode(),
-                view=self._view(h, None),
+            return (
+                h.table_id,
+                b,
+                gateway_pb2.ExpireTurnResponse(
+                    hand_id=request.hand_id,
+                    last_seq=h.writer.next_seq - 1,
+                    seat=int(act.payload["seat"]),
+                    action=str(act.payload["action"]),
+                    args_json=canonical.dumps(act.payload["args"]).decode(),
+                    view=self._view(h, None),
+                ),
             )
+
+        def done() -> None:
+            h = self.dealer.hands.get(request.hand_id)
+            variant = h.state.variant if h is not None else self._stored_variant(request.hand_id)
+            metrics.TURN_TIMEOUTS.labels(variant, "gateway").inc()
+
+        return await self._once(
+            "ExpireTurn",
+            request,
+            context,
+            gateway_pb2.ExpireTurnResponse,
+            apply,
+            request.hand_id,
+            done,
+        )
+
+    def _stored_variant(self, hand_id: str) -> str:
+        events = self.core.store.read_stream(hand_id)
+        return str(events[0].payload["variant"]) if events else ""
 
     @rpc("CloseBetting")
     async def CloseBetting(
         self, request: gateway_pb2.CloseBettingRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.CloseBettingResponse:
-        async with self.core.lock:
+        limits.hand_id(request.hand_id)
+
+        def apply() -> tuple[str, Batch, gateway_pb2.CloseBettingResponse]:
             h = self.dealer.hand(request.hand_id)
             b = self.dealer.close_betting(request.hand_id)
-            await self.core.commit(h.table_id, b)
-            return gateway_pb2.CloseBettingResponse(view=self._view(h, None))
+            return h.table_id, b, gateway_pb2.CloseBettingResponse(view=self._view(h, None))
+
+        return await self._once(
+            "CloseBetting",
+            request,
+            context,
+            gateway_pb2.CloseBettingResponse,
+            apply,
+            request.hand_id,
+        )
 
     @rpc("GetHandView")
     async def GetHandView(
         self, request: gateway_pb2.GetHandViewRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.GetHandViewResponse:
-        seat = request.seat if request.HasField("seat") else None
+        limits.hand_id(request.hand_id)
+        seat = limits.seat(request.seat) if request.HasField("seat") else None
         h = self.dealer.hands.get(request.hand_id)
         if h is not None:
             return gateway_pb2.GetHandViewResponse(view=self._view(h, seat))
@@ -507,9 +701,18 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
     async def StreamTableEvents(
         self, request: gateway_pb2.StreamTableEventsRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[gateway_pb2.StreamTableEventsResponse]:
+        try:
+            limits.table_id(request.table_id)
+            if request.WhichOneof("start") == "after_seq":
+                limits.check_int("after_seq", request.after_seq, 0, 2**63 - 1)
+        except FieldRejected as e:
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, e.reason, e.message, e.details())
         if request.table_id not in self.dealer.tables and request.table_id not in self.core.feeds:
-            await context.abort(
-                grpc.StatusCode.NOT_FOUND, f"table {request.table_id!r} is not open"
+            await abort(
+                context,
+                grpc.StatusCode.NOT_FOUND,
+                "not_found",
+                f"not_found: table {request.table_id!r} is not open",
             )
         feed = self.core.feeds.setdefault(request.table_id, TableFeed())
         q: asyncio.Queue[tuple[int, Event]] = asyncio.Queue()
@@ -538,12 +741,21 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
     async def CloseTable(
         self, request: gateway_pb2.CloseTableRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.CloseTableResponse:
-        async with self.core.lock:
+        limits.table_id(request.table_id)
+
+        def apply() -> tuple[str, Batch, gateway_pb2.CloseTableResponse]:
             t = self.dealer.table(request.table_id)
             shoe = t.shoe
             b = self.dealer.close_table(request.table_id)
-            await self.core.commit(request.table_id, b)
-            return gateway_pb2.CloseTableResponse(
-                shoe_id=shoe.shoe_id if shoe else "",
-                server_seed=shoe.server_seed if shoe and shoe.revealed else b"",
+            return (
+                request.table_id,
+                b,
+                gateway_pb2.CloseTableResponse(
+                    shoe_id=shoe.shoe_id if shoe else "",
+                    server_seed=shoe.server_seed if shoe and shoe.revealed else b"",
+                ),
             )
+
+        return await self._once(
+            "CloseTable", request, context, gateway_pb2.CloseTableResponse, apply
+        )

@@ -4,7 +4,9 @@ would, wait for settlement, audit everything and print a summary.
 Simulated players pick a few spots per hand at random (from a seeded ``random.Random``,
 so a run is repeatable apart from the dealer's server seeds) and stake whole points; in
 games with player decisions they then act (:func:`croupier_services.bots.next_move`)
-until the hand closes.
+until the hand closes. They call the gateway as a gateway would
+(:class:`croupier_services.gateway_client.GatewayClient`): a request id on every mutating
+call, and retries in transit that reuse it.
 
 The demo never stops on a refused move: bots check their moves with the rules first;
 a bet or move the dealer still refuses is logged, counted in the summary and replaced
@@ -43,6 +45,7 @@ from croupier.pb.croupier.v1 import (
     settlement_pb2_grpc,
 )
 from croupier_services.bots import bets_for, next_move, seat_to_act, theoretical_rtp
+from croupier_services.gateway_client import GatewayClient
 from croupier_services.runtime import Node
 
 STACK = 10_000_000  # minor units each player carries into a hand
@@ -140,9 +143,10 @@ def _view(v: gateway_pb2.HandView) -> View:
 
 
 class GrpcTables:
-    """:class:`Tables` through the cluster's ``GatewayService``."""
+    """:class:`Tables` through the cluster's ``GatewayService`` (a bare stub, or a
+    :class:`GatewayClient` that adds request ids and retries)."""
 
-    def __init__(self, gw: gateway_pb2_grpc.GatewayServiceStub) -> None:
+    def __init__(self, gw: gateway_pb2_grpc.GatewayServiceStub | GatewayClient) -> None:
         self.gw = gw
 
     async def _call(self, method: str, request: Any) -> Any:
@@ -344,7 +348,7 @@ async def _drive(
 ) -> int:
     target = f"127.0.0.1:{node.bound_port}"
     async with grpc.aio.insecure_channel(target) as ch:
-        tables_ = GrpcTables(gateway_pb2_grpc.GatewayServiceStub(ch))
+        tables_ = GrpcTables(GatewayClient(gateway_pb2_grpc.GatewayServiceStub(ch)))
         st = settlement_pb2_grpc.SettlementServiceStub(ch)
         au = audit_pb2_grpc.AuditServiceStub(ch)
         rng = random.Random(seed)

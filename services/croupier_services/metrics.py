@@ -46,6 +46,19 @@ GRPC_REQUESTS = Counter("croupier_grpc_requests_total", "gRPC calls", ["method",
 REDELIVERIES = Counter(
     "croupier_redeliveries_total", "Messages delivered more than once", ["service"]
 )
+GATEWAY_REPLAYS = Counter(
+    "croupier_gateway_replays_total",
+    "Gateway calls answered from a stored result (a retried request id)",
+    ["method"],
+)
+GATEWAY_NO_REQUEST_ID = Counter(
+    "croupier_gateway_calls_without_request_id_total",
+    "Mutating gateway calls made without a request id (not deduplicated)",
+    ["method"],
+)
+REQUESTS_PRUNED = Counter(
+    "croupier_gateway_request_ids_pruned_total", "Request records removed after retention"
+)
 
 
 Probe = Callable[[], tuple[bool, str]]
@@ -84,6 +97,7 @@ def serve(
     httpd = ThreadingHTTPServer(("0.0.0.0", port), Handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     return httpd
+
 
 OUTBOX_DEPTH = Gauge(
     "croupier_outbox_depth", "Messages committed and not yet published", ["producer"]
@@ -132,8 +146,6 @@ CONSUMER_STALLED = Gauge(
 HEALTH = Gauge(
     "croupier_health_ok", "1 when a dependency or loop of this process is healthy", ["check"]
 )
-
-
 
 
 BUILD_INFO = Info("croupier_build", "Version of the running Croupier build")

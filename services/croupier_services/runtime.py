@@ -25,7 +25,7 @@ from croupier.store import EventStore, migrate
 from croupier_services import metrics
 from croupier_services.audit import AuditServicer
 from croupier_services.consumer import ConsumerLoop
-from croupier_services.dealer import DealerCore, GatewayServicer
+from croupier_services.dealer import DealerCore, GatewayServicer, prune_request_ids
 from croupier_services.grpc_util import add_health_and_reflection
 from croupier_services.health import HealthMonitor
 from croupier_services.keys import init_keys
@@ -82,6 +82,8 @@ class Node:
     consumers: ConsumerSpec = field(default_factory=ConsumerSpec)
     stall_after_s: float = 60.0
     unverifiable_pause_s: float = 30.0
+    request_id_retention_s: int = 86_400  # gateway request ids kept this long, then pruned
+    require_request_id: bool = False  # refuse mutating gateway calls without a request id
     store: EventStore | None = None
     bus: Bus | None = None
     nats: EmbeddedNats | None = None
@@ -120,8 +122,16 @@ class Node:
             self.relays.append(self.core.relay)
             if self.turn_clock:
                 self.tasks.append(asyncio.create_task(self.core.run_turn_clock(self.stop_event)))
+            self.tasks.append(
+                asyncio.create_task(
+                    prune_request_ids(
+                        self.store, self.request_id_retention_s * 1000, self.stop_event
+                    )
+                )
+            )
             gateway_pb2_grpc.add_GatewayServiceServicer_to_server(
-                GatewayServicer(self.core), self.server
+                GatewayServicer(self.core, require_request_id=self.require_request_id),
+                self.server,
             )
             served.append(SERVICE_NAMES["dealer"])
         if "settlement" in self.roles:

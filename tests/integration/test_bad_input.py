@@ -17,7 +17,9 @@ from croupier.events import Event, Seal, heads_of, seal
 from croupier.games import base as g
 from croupier.pb.croupier.v1 import gateway_pb2
 from croupier.signing import Signer
+from croupier_services.audit import Auditor
 from croupier_services.consumer import ConsumerLoop
+from croupier_services.grpc_util import MAX_MESSAGE, error_info
 
 from .harness import (
     VARIANT,
@@ -49,9 +51,18 @@ def _written(c: Cluster) -> tuple[int, int, int]:
     return c.store.count_events(), len(c.store.list_transactions()), c.store.count_settlements()
 
 
-async def refused(c: Cluster, call: Awaitable[Any], code: grpc.StatusCode, *needles: str) -> str:
+async def refused(
+    c: Cluster,
+    call: Awaitable[Any],
+    code: grpc.StatusCode,
+    *needles: str,
+    reason: str | None = None,
+    field: str | None = None,
+) -> str:
     """Await a gRPC call that must fail with ``code`` and a message holding every
-    needle, having written nothing."""
+    needle (and, when given, an ``ErrorInfo`` with ``reason`` and ``field``), having
+    written nothing. Every refusal carries an ``ErrorInfo`` whose reason opens the
+    message."""
     before = _written(c)
     with pytest.raises(grpc.aio.AioRpcError) as ei:
         await call
@@ -60,6 +71,14 @@ async def refused(c: Cluster, call: Awaitable[Any], code: grpc.StatusCode, *need
     details = err.details() or ""
     for n in needles:
         assert n in details, (n, details)
+    info = error_info(err)
+    assert info is not None and info.domain == "croupier.v1", details
+    assert details.startswith(f"{info.reason}: ") or code == NOT_FOUND, (info.reason, details)
+    if reason is not None:
+        assert info.reason == reason, (info.reason, details)
+    if field is not None:
+        assert info.metadata["field"] == field, (dict(info.metadata), details)
+    assert len(details) <= MAX_MESSAGE
     assert _written(c) == before, details
     return details
 
@@ -168,11 +187,18 @@ async def test_tables_and_hands_refused(idle_cluster: Cluster) -> None:
     def open_table(table_id: str, variant: str = VARIANT) -> Awaitable[Any]:
         return gw.OpenTable(gateway_pb2.OpenTableRequest(table_id=table_id, variant=variant))
 
-    for bad in ("", "bad id", "x" * 41, "tablé", "a-b", "t;DROP"):
-        await refused(c, open_table(bad), INVALID, "invalid_input", "table id must be")
+    for bad, why in [
+        ("", "empty"),
+        ("bad id", "bad_characters"),
+        ("x" * 41, "too_long"),
+        ("tablé", "bad_characters"),
+        ("a-b", "bad_characters"),
+        ("t;DROP", "bad_characters"),
+    ]:
+        await refused(c, open_table(bad), INVALID, "table id must be", reason=why, field="table_id")
     table = unique_table("tab")
     await refused(c, open_table(table, "roulette"), INVALID, "unknown_variant", "roulette")
-    await refused(c, open_table(table, ""), INVALID, "unknown_variant")
+    await refused(c, open_table(table, ""), INVALID, "variant", reason="empty", field="variant")
     # a refused OpenTable leaves nothing behind: the id is still free
     await open_table(table)
     await refused(c, open_table(table), grpc.StatusCode.ALREADY_EXISTS, "already open")
@@ -186,8 +212,15 @@ async def test_tables_and_hands_refused(idle_cluster: Cluster) -> None:
 
     await refused(c, open_hand([seat(1, "ann"), seat(1, "bob")]), FP, "duplicate_seat", "seat 1")
     await refused(c, open_hand([seat(1, "ann"), seat(2, "ann")]), FP, "duplicate_player", "ann")
-    await refused(c, open_hand([seat(1, "")]), FP, "duplicate_player", "unnamed")
-    await refused(c, open_hand([seat(1, "ann", -1)]), FP, "bad_stack", "negative")
+    await refused(c, open_hand([seat(1, "")]), INVALID, "player id", reason="empty")
+    await refused(
+        c,
+        open_hand([seat(1, "ann", -1)]),
+        INVALID,
+        "stack_minor must be in 0..",
+        reason="bad_stack",
+        field="seats[0].stack_minor",
+    )
     await refused(c, open_hand([seat(1, "ann")], "notable"), NOT_FOUND, "notable")
     await refused(
         c,
@@ -214,9 +247,202 @@ async def test_tables_and_hands_refused(idle_cluster: Cluster) -> None:
     await refused(c, gw.ExpireTurn(expire(hand_id=h.hand_id)), FP, "no_turn", "nobody")
     await refused(c, gw.ExpireTurn(expire(hand_id="nohand")), NOT_FOUND, "nohand")
     act = gateway_pb2.ActRequest(hand_id=h.hand_id, seat=1, action="x", args_json='{"auto":1}')
-    await refused(c, gw.Act(act), INVALID, "reserved for ExpireTurn")
+    await refused(c, gw.Act(act), INVALID, "reserved for ExpireTurn", reason="reserved_argument")
     await refused(c, gw.CloseTable(gateway_pb2.CloseTableRequest(table_id=table)), FP, "still open")
     await refused(c, gw.OpenShoe(gateway_pb2.OpenShoeRequest(table_id=table)), FP, "still open")
+
+
+def _seat(n: int, player: str, stack: int = 100_000) -> gateway_pb2.SeatEntry:
+    return gateway_pb2.SeatEntry(seat=n, player_id=player, stack_minor=stack)
+
+
+POISON = {
+    # name: (seats of an OpenHand | None for the bets case, reason, ErrorInfo field)
+    "nul_in_player_id": ([_seat(1, "ann\x00")], "bad_characters", "seats[0].player_id"),
+    "player_id_of_1_mb": ([_seat(1, "p" * 1_000_000)], "too_long", "seats[0].player_id"),
+    "player_id_of_200_chars": ([_seat(1, "q" * 200)], "too_long", "seats[0].player_id"),
+    "seat_minus_1": ([_seat(-1, "ann")], "out_of_range", "seats[0].seat"),
+    "seat_2_31_minus_1": ([_seat(2**31 - 1, "ann")], "out_of_range", "seats[0].seat"),
+    "100_seats_at_baccarat": (
+        [_seat(i, f"p{i}") for i in range(100)],
+        "too_many_seats",
+        "seats",
+    ),
+    "3000_bets_in_one_call": (None, "too_many_bets", "bets"),
+}
+
+
+@pytest.mark.parametrize("case", list(POISON))
+async def test_issue_poison_case_refused(idle_cluster: Cluster, case: str) -> None:
+    """Each poison input of the issue, alone over real gRPC: INVALID_ARGUMENT with its
+    reason and field, no echo of the input, nothing written; the table then deals a
+    normal hand that settles (the refusal left no trace that blocks the next call)."""
+    c = idle_cluster
+    table = await c.open_table("poison1")
+    seats, why, fld = POISON[case]
+    if seats is not None:
+        call = c.gw.OpenHand(gateway_pb2.OpenHandRequest(table_id=table, seats=seats))
+    else:
+        h = await c.gw.OpenHand(
+            gateway_pb2.OpenHandRequest(table_id=table, seats=seat_entries(table, 3))
+        )
+        bet = gateway_pb2.Bet(seat=1, spot="banker", amount_minor=1_000)
+        call = c.gw.PlaceBets(gateway_pb2.PlaceBetsRequest(hand_id=h.hand_id, bets=[bet] * 3_000))
+    msg = await refused(c, call, INVALID, reason=why, field=fld)
+    assert "\x00" not in msg and "p" * 65 not in msg and "q" * 65 not in msg, msg
+    if seats is not None:
+        await c.play_hand(table, bets=SAFE_BETS)
+    else:
+        await c.gw.PlaceBets(
+            gateway_pb2.PlaceBetsRequest(hand_id=h.hand_id, bets=_bets(*SAFE_BETS))
+        )
+        await c.gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=h.hand_id))
+    c.run_consumers()
+    await c.wait_settled(1)
+    assert sum(c.store.balances().values()) == 0
+
+
+async def test_poison_inputs_refused_at_the_edge(idle_cluster: Cluster) -> None:
+    """The inputs that once broke the cluster (issue: NUL in a player id, a 1 MB player
+    id, a 200-character one, seats -1 and 2^31-1, 100 seats at baccarat, 3,000 bets in
+    one call) and their cousins are each refused with INVALID_ARGUMENT, an ErrorInfo
+    naming the limit and the field, a bounded message that does not echo them — and
+    nothing is written. A hand at the limits then plays, settles and audits."""
+    c = idle_cluster
+    gw = c.gw
+    table = await c.open_table("poison")
+
+    def seat(n: int, player: str, stack: int = 100_000) -> gateway_pb2.SeatEntry:
+        return gateway_pb2.SeatEntry(seat=n, player_id=player, stack_minor=stack)
+
+    def open_hand(*seats: gateway_pb2.SeatEntry, **kw: Any) -> Awaitable[Any]:
+        return gw.OpenHand(gateway_pb2.OpenHandRequest(table_id=table, seats=seats, **kw))
+
+    huge = "p" * 1_000_000
+    for player, why in [
+        ("ann\x00", "bad_characters"),
+        ("ann\nbob", "bad_characters"),
+        ("ann bob", "bad_characters"),
+        (huge, "too_long"),
+        ("q" * 200, "too_long"),
+        ("r" * 65, "too_long"),
+    ]:
+        msg = await refused(
+            c, open_hand(seat(1, player)), INVALID, reason=why, field="seats[0].player_id"
+        )
+        assert "\x00" not in msg and "\n" not in msg and "ppppp" not in msg and "qqqqq" not in msg
+    for n in (-1, 2**31 - 1, 1_000, -(2**31)):
+        await refused(
+            c,
+            open_hand(seat(n, "ann")),
+            INVALID,
+            "0..999",
+            reason="out_of_range",
+            field="seats[0].seat",
+        )
+    await refused(
+        c,
+        open_hand(seat(1, "ann", 10**15 + 1)),
+        INVALID,
+        reason="bad_stack",
+        field="seats[0].stack_minor",
+    )
+    hundred = [seat(i, f"{table}_p{i}") for i in range(100)]
+    info_msg = await refused(
+        c, open_hand(*hundred), INVALID, "at most 20", reason="too_many_seats", field="seats"
+    )
+    assert "100 seats" in info_msg
+    over_all = [seat(i, f"x{i}") for i in range(1_001)]
+    await refused(c, open_hand(*over_all), INVALID, reason="too_many_seats")
+    await refused(
+        c, open_hand(seat(1, "ann"), client_seed="s\x00"), INVALID, reason="bad_characters"
+    )
+    await refused(c, open_hand(seat(1, "ann"), client_seed="s" * 129), INVALID, reason="too_long")
+    await refused(
+        c,
+        gw.OpenTable(gateway_pb2.OpenTableRequest(table_id="t\x00x", variant=VARIANT)),
+        INVALID,
+        reason="bad_characters",
+        field="table_id",
+    )
+    await refused(
+        c,
+        gw.OpenTable(
+            gateway_pb2.OpenTableRequest(table_id=unique_table("p"), variant="b" * 100_000)
+        ),
+        INVALID,
+        reason="too_long",
+        field="variant",
+    )
+
+    # a hand at the limits: 20 seats (baccarat's most), 64-character player ids of every
+    # allowed character, the largest stack
+    names = [f"{i:02d}.a:b@c-d_" + "e" * 53 for i in range(20)]
+    assert all(len(n) == 64 for n in names)
+    h = await open_hand(*[seat(i, n, 10**15) for i, n in enumerate(names)])
+    hid = h.hand_id
+
+    def bets(rows: list[gateway_pb2.Bet]) -> Awaitable[Any]:
+        return gw.PlaceBets(gateway_pb2.PlaceBetsRequest(hand_id=hid, bets=rows))
+
+    many = [gateway_pb2.Bet(seat=1, spot="banker", amount_minor=1_000)] * 3_000
+    await refused(c, bets(many), INVALID, "3000 bets", reason="too_many_bets", field="bets")
+    for b, why, fld in [
+        (gateway_pb2.Bet(seat=-1, spot="banker", amount_minor=1_000), "out_of_range", "seat"),
+        (
+            gateway_pb2.Bet(seat=2**31 - 1, spot="banker", amount_minor=1_000),
+            "out_of_range",
+            "seat",
+        ),
+        (gateway_pb2.Bet(seat=1, spot="bank\x00er", amount_minor=1_000), "bad_characters", "spot"),
+        (gateway_pb2.Bet(seat=1, spot="s" * 10_000, amount_minor=1_000), "too_long", "spot"),
+        (gateway_pb2.Bet(seat=1, spot="banker", amount_minor=2**62), "bad_amount", "amount_minor"),
+    ]:
+        await refused(c, bets([b]), INVALID, reason=why, field=f"bets[0].{fld}")
+    await refused(
+        c,
+        gw.PlaceBets(gateway_pb2.PlaceBetsRequest(hand_id="h\x00" * 1000, bets=many[:1])),
+        INVALID,
+        reason="too_long",
+        field="hand_id",
+    )
+
+    def act(action: str = "hit", args_json: str = "{}", seat_no: int = 1) -> Awaitable[Any]:
+        return gw.Act(
+            gateway_pb2.ActRequest(hand_id=hid, seat=seat_no, action=action, args_json=args_json)
+        )
+
+    await refused(c, act("hi\x00t"), INVALID, reason="bad_characters", field="action")
+    await refused(c, act("h" * 33), INVALID, reason="too_long", field="action")
+    await refused(c, act(seat_no=-1), INVALID, reason="out_of_range", field="seat")
+    big = '{"x":"' + "y" * 1_000_000 + '"}'
+    await refused(c, act(args_json=big), INVALID, "4096", reason="json_too_large")
+    deep = "[" * 1_000 + "]" * 1_000
+    await refused(c, act(args_json='{"a":' + deep + "}"), INVALID, reason="json_too_deep")
+    await refused(c, act(args_json='{"a":"b\\u0000"}'), INVALID, reason="bad_characters")
+    await refused(c, act(args_json='{"a":' + "9" * 30 + "}"), INVALID, reason="out_of_range")
+    await refused(
+        c,
+        gw.GetHandView(gateway_pb2.GetHandViewRequest(hand_id=hid, seat=-5)),
+        INVALID,
+        reason="out_of_range",
+    )
+    with pytest.raises(grpc.aio.AioRpcError) as ei:
+        async for _ in gw.StreamTableEvents(
+            gateway_pb2.StreamTableEventsRequest(table_id="x" * 10_000)
+        ):
+            pass
+    assert ei.value.code() == INVALID
+    assert (info := error_info(ei.value)) is not None and info.reason == "too_long"
+
+    await bets([gateway_pb2.Bet(seat=s, spot="banker", amount_minor=1_000) for s in range(3)])
+    await gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=hid))
+    c.run_consumers()
+    await c.wait_settled(1)
+    assert sum(c.store.balances().values()) == 0
+    await gw.CloseTable(gateway_pb2.CloseTableRequest(table_id=table))
+    rep = Auditor(c.store).audit(hid)
+    assert rep.verdict.value == "pass", (rep.reason, rep.message)
 
 
 # --------------------------------------------------------------------------- the bus

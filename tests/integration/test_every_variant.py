@@ -13,6 +13,7 @@ import pytest
 from croupier.games.registry import variants
 from croupier.pb.croupier.v1 import audit_pb2
 from croupier_services.demo import GrpcTables, Progress, Refusals, play_table
+from croupier_services.gateway_client import GatewayClient
 
 from .harness import ClusterFactory, unique_table
 
@@ -28,7 +29,7 @@ async def test_every_variant_through_the_cluster(cluster_factory: ClusterFactory
     rng = random.Random(30)
     staked: dict[str, int] = defaultdict(int)
     progress = Progress(HANDS * len(games), "")
-    tables, refused = GrpcTables(c.gw), Refusals()
+    tables, refused = GrpcTables(GatewayClient(c.gw)), Refusals()
     for v in games:
         table = unique_table(v.replace(".", "_")[:20])
         played = await play_table(
@@ -36,6 +37,8 @@ async def test_every_variant_through_the_cluster(cluster_factory: ClusterFactory
         )
         assert len(played) == HANDS, (v, refused.first)
     assert refused.tables_stopped == 0, refused.first
+    # every mutating call the players made carried a request id, stored with its effect
+    assert c.store.count_requests() >= len(games) * (2 + 2 * HANDS)
     await c.wait_settled(HANDS * len(games), timeout_s=120)
     verdicts: dict[str, set[str]] = defaultdict(set)
     for v in games:

@@ -37,3 +37,22 @@ def test_every_series_the_dashboard_and_alerts_query_is_exported() -> None:
     missing = sorted(m for m in used if m not in have)
     assert not missing, missing
     assert "croupier_turn_timeouts_total" in used
+
+
+def test_variant_children_exist_at_zero_before_the_first_hand() -> None:
+    from prometheus_client import generate_latest
+
+    from croupier_services import metrics
+
+    metrics.prime(["baccarat", "zhajinhua"])
+    text = generate_latest().decode()
+    for name in (
+        "croupier_hands_dealt_total",
+        "croupier_hands_settled_total",
+        "croupier_rake_minor_total",
+        "croupier_bets_minor_total",
+        "croupier_payout_minor_total",
+    ):
+        assert f'{name}{{variant="zhajinhua"}} 0.0' in text, name
+    assert 'croupier_turn_timeouts_total{source="clock",variant="zhajinhua"} 0.0' in text
+    assert "croupier_build_info{" in text

@@ -14,7 +14,8 @@ Modules:
 * :mod:`~croupier.store.events`, :mod:`~croupier.store.ledger`,
   :mod:`~croupier.store.settlements`, :mod:`~croupier.store.keys`,
   :mod:`~croupier.store.secrets`, :mod:`~croupier.store.outbox` (the transactional
-  outbox and dead letters) — each table group's operations, as functions on a
+  outbox and dead letters), :mod:`~croupier.store.requests` (gateway request ids) —
+  each table group's operations, as functions on a
   connection plus a facade class;
 * :mod:`~croupier.store.core` — :class:`Store` (also exported as ``EventStore``) and
   :class:`UnitOfWork`;
@@ -50,6 +51,7 @@ from croupier.store.ledger import (
     rake_account,
 )
 from croupier.store.outbox import DeadLetter, Outbox, OutboxItem, OutboxRow, OutboxStats
+from croupier.store.requests import RequestRecord, RequestStore
 from croupier.store.secrets import SecretStore
 from croupier.store.settlements import Settlement, SettlementStore
 
@@ -70,6 +72,8 @@ __all__ = [
     "OutboxStats",
     "Posting",
     "RakeTotal",
+    "RequestRecord",
+    "RequestStore",
     "SecretStore",
     "Settlement",
     "SettlementStore",

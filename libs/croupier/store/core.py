@@ -28,6 +28,7 @@ from croupier.signing import PublicKeyEntry
 from croupier.store import events as _events
 from croupier.store import keys as _keys
 from croupier.store import ledger as _ledger
+from croupier.store import requests as _requests
 from croupier.store import secrets as _secrets
 from croupier.store import settlements as _settlements
 from croupier.store.db import create_engine, migrate
@@ -35,6 +36,7 @@ from croupier.store.events import AppendResult, EventLog, StreamInfo
 from croupier.store.keys import KeyStore
 from croupier.store.ledger import Ledger, LedgerRecord, LedgerTx, TxKind
 from croupier.store.reports import ReportReads
+from croupier.store.requests import RequestRecord, RequestStore
 from croupier.store.secrets import SecretStore
 from croupier.store.settlements import Settlement, SettlementStore
 from croupier.store.tlog import TransparencyLog
@@ -123,9 +125,26 @@ class UnitOfWork:
     def get_secret(self, shoe_id: str) -> bytes:
         return _secrets.get_secret(self.connection, shoe_id)
 
+    # gateway request records
+    def put_request(self, record: RequestRecord) -> None:
+        _requests.put_request(self.connection, record)
 
-class Store(EventLog, Ledger, SettlementStore, KeyStore, SecretStore, ReportReads, TransparencyLog):
-    """The system of record: event log, ledger, settlements, keys and dealer secrets."""
+    def get_request(self, request_id: str) -> RequestRecord | None:
+        return _requests.get_request(self.connection, request_id)
+
+
+class Store(
+    EventLog,
+    Ledger,
+    SettlementStore,
+    KeyStore,
+    SecretStore,
+    ReportReads,
+    RequestStore,
+    TransparencyLog,
+):
+    """The system of record: event log, ledger, settlements, keys, dealer secrets and
+    gateway request records."""
 
     @classmethod
     def open(cls, url: str, *, upgrade: bool = False, schema: str | None = None) -> Store:

@@ -12,7 +12,12 @@
   ``search_path`` (the contract tests migrate each test into its own schema).
 
 :func:`migrate` upgrades a database to the single Alembic head programmatically; the
-repository's ``alembic.ini`` drives the same scripts from the command line.
+repository's ``alembic.ini`` drives the same scripts from the command line. Migrations run
+under a lock, so any number of processes may start at once against a new database: on
+PostgreSQL a transaction-scoped advisory lock (:data:`MIGRATE_LOCK`, per schema) taken
+before Alembic reads the version table; on SQLite the migration's ``BEGIN IMMEDIATE``
+write lock (waiting up to the busy timeout). The first process migrates; the others find
+the database at head and do nothing.
 """
 
 from __future__ import annotations
@@ -39,6 +44,10 @@ WRITE_OPTION = "croupier_write"
 
 AnyRow: TypeAlias = "Row[*tuple[Any, ...]]"
 """A result row of any shape."""
+
+MIGRATE_LOCK = 0x43524F55  # "CROU"
+"""First key of the PostgreSQL advisory lock held while migrating (the second key is a
+hash of the current schema, so separate schemas migrate independently)."""
 
 _SCHEMA_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 
@@ -134,10 +143,22 @@ def migrate(url_or_engine: str | Engine, revision: str = "head") -> None:
     engine = create_engine(url_or_engine) if isinstance(url_or_engine, str) else url_or_engine
     try:
         with write_connection(engine) as conn:
+            lock_for_migration(conn)
             command.upgrade(alembic_config(conn), revision)
     finally:
         if isinstance(url_or_engine, str):
             engine.dispose()
+
+
+def lock_for_migration(conn: Connection) -> None:
+    """Serialise migrations of one database (schema) across processes: on PostgreSQL wait
+    for the advisory lock, released when the transaction ends; on SQLite the write
+    transaction's ``BEGIN IMMEDIATE`` already holds the database's write lock."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(
+            sa.text("SELECT pg_advisory_xact_lock(:k, hashtext(current_schema()))"),
+            {"k": MIGRATE_LOCK},
+        )
 
 
 def current_revision(engine: Engine) -> str | None:

@@ -3,14 +3,17 @@ window.
 
 Entries are append-only, with one exception: a key may be *revoked* by shortening its
 ``valid_to_ms`` (the database refuses every other UPDATE, and every DELETE).
-Registering the same entry again is a no-op; registering a key id with other data raises
-:class:`~croupier.errors.IdempotencyConflict`. :func:`key_registry` loads the table into
-a :class:`croupier.signing.KeyRegistry` for verifying seals.
+Registering the same entry again is a no-op — also when several processes register it
+at once (the insert is ``ON CONFLICT DO NOTHING``, then the stored row is compared);
+registering a key id with other data raises :class:`~croupier.errors.IdempotencyConflict`.
+:func:`key_registry` loads the table into a :class:`croupier.signing.KeyRegistry` for
+verifying seals.
 """
 
 from __future__ import annotations
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from croupier.errors import IdempotencyConflict, InvalidInput, NotFound
@@ -52,25 +55,28 @@ def get_key(conn: Connection, key_id: str) -> PublicKeyEntry:
 
 
 def put_key(conn: Connection, entry: PublicKeyEntry) -> bool:
-    """Register ``entry``; ``True`` if it was new, ``False`` if already stored."""
+    """Register ``entry``; ``True`` if it was new, ``False`` if already stored (by this
+    call's predecessors or by a concurrent one)."""
     _check(entry)
     r = conn.execute(sa.select(_K).where(_K.c.key_id == entry.key_id)).first()
-    if r is not None:
-        old = _row(r)
-        if old != entry:
-            raise IdempotencyConflict(f"key id {entry.key_id} is already registered as {old}")
-        return False
-    conn.execute(
-        _K.insert(),
-        {
+    if r is None:
+        row = {
             "key_id": entry.key_id,
             "producer": entry.producer,
             "public_key": entry.public_key,
             "valid_from_ms": entry.valid_from_ms,
             "valid_to_ms": entry.valid_to_ms,
-        },
-    )
-    return True
+        }
+        insert = (postgresql if conn.dialect.name == "postgresql" else sqlite).insert(_K)
+        stmt = insert.values(row).on_conflict_do_nothing(index_elements=["key_id"])
+        if conn.execute(stmt.returning(_K.c.key_id)).first() is not None:
+            return True
+        r = conn.execute(sa.select(_K).where(_K.c.key_id == entry.key_id)).first()
+        assert r is not None  # a concurrent registration won the insert
+    old = _row(r)
+    if old != entry:
+        raise IdempotencyConflict(f"key id {entry.key_id} is already registered as {old}")
+    return False
 
 
 def revoke_key(conn: Connection, key_id: str, valid_to_ms: int) -> PublicKeyEntry:

@@ -221,6 +221,22 @@ tlog_checkpoints = Table(
     Column("published_at_ms", BigInteger, nullable=False),
 )
 
+REQUEST_ID_LEN = 128
+"""Longest gateway request id."""
+
+gateway_requests = Table(
+    "gateway_requests",
+    metadata,
+    Column("request_id", String(REQUEST_ID_LEN), primary_key=True),
+    Column("method", String(32), nullable=False),
+    Column("request_hash", Bytes(HASH_LEN), nullable=False),
+    Column("response", Bytes, nullable=False),
+    Column("created_at_ms", BigInteger, nullable=False),
+    Index(None, "created_at_ms"),
+)
+"""Stored results of idempotent gateway calls (:mod:`croupier.store.requests`); pruned
+after the retention period, so not append-only."""
+
 APPEND_ONLY_TABLES: tuple[str, ...] = (
     "events",
     "seals",

@@ -79,7 +79,7 @@ class BaccaratEngine(g.Engine[BaccaratState]):
 
     # -- lifecycle -------------------------------------------------------------------
     def open(self, hand_id: str, payload: Mapping[str, Any]) -> BaccaratState:
-        o = g.parse_opened(payload)
+        o = g.parse_opened(payload, max_seats=self.max_seats)
         return BaccaratState.from_opened(
             self.variant,
             hand_id,

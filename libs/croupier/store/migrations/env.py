@@ -16,7 +16,13 @@ from logging.config import fileConfig
 from alembic import context
 from sqlalchemy.engine import Connection
 
-from croupier.store.db import DEFAULT_URL, create_engine, normalise_url, write_connection
+from croupier.store.db import (
+    DEFAULT_URL,
+    create_engine,
+    lock_for_migration,
+    normalise_url,
+    write_connection,
+)
 from croupier.store.schema import metadata
 
 config = context.config
@@ -61,6 +67,7 @@ def run_migrations_online() -> None:
     engine = create_engine(_url())
     try:
         with write_connection(engine) as connection:
+            lock_for_migration(connection)  # concurrent `alembic upgrade`s take turns
             _configure(connection)
             with context.begin_transaction():
                 context.run_migrations()

@@ -8,14 +8,16 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class OpenTableRequest(_message.Message):
-    __slots__ = ("table_id", "variant", "client_seed")
+    __slots__ = ("table_id", "variant", "client_seed", "request_id")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     CLIENT_SEED_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     variant: str
     client_seed: str
-    def __init__(self, table_id: _Optional[str] = ..., variant: _Optional[str] = ..., client_seed: _Optional[str] = ...) -> None: ...
+    request_id: str
+    def __init__(self, table_id: _Optional[str] = ..., variant: _Optional[str] = ..., client_seed: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class OpenTableResponse(_message.Message):
     __slots__ = ("table_id", "variant", "config_version", "shoe_id", "commitment", "algorithm")
@@ -34,12 +36,14 @@ class OpenTableResponse(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., variant: _Optional[str] = ..., config_version: _Optional[str] = ..., shoe_id: _Optional[str] = ..., commitment: _Optional[bytes] = ..., algorithm: _Optional[str] = ...) -> None: ...
 
 class OpenShoeRequest(_message.Message):
-    __slots__ = ("table_id", "client_seed")
+    __slots__ = ("table_id", "client_seed", "request_id")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     CLIENT_SEED_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     client_seed: str
-    def __init__(self, table_id: _Optional[str] = ..., client_seed: _Optional[str] = ...) -> None: ...
+    request_id: str
+    def __init__(self, table_id: _Optional[str] = ..., client_seed: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class OpenShoeResponse(_message.Message):
     __slots__ = ("shoe_id", "commitment", "algorithm", "nonce", "previous_shoe_id", "previous_server_seed")
@@ -68,14 +72,16 @@ class SeatEntry(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., stack_minor: _Optional[int] = ...) -> None: ...
 
 class OpenHandRequest(_message.Message):
-    __slots__ = ("table_id", "seats", "client_seed")
+    __slots__ = ("table_id", "seats", "client_seed", "request_id")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     CLIENT_SEED_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     seats: _containers.RepeatedCompositeFieldContainer[SeatEntry]
     client_seed: str
-    def __init__(self, table_id: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatEntry, _Mapping]]] = ..., client_seed: _Optional[str] = ...) -> None: ...
+    request_id: str
+    def __init__(self, table_id: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatEntry, _Mapping]]] = ..., client_seed: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class OpenHandResponse(_message.Message):
     __slots__ = ("hand_id", "shoe_id", "hand_no", "commitment")
@@ -100,14 +106,18 @@ class Bet(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., spot: _Optional[str] = ..., amount_minor: _Optional[int] = ...) -> None: ...
 
 class PlaceBetsRequest(_message.Message):
-    __slots__ = ("hand_id", "bets", "client_seed")
+    __slots__ = ("hand_id", "bets", "client_seed", "request_id", "expected_seq")
     HAND_ID_FIELD_NUMBER: _ClassVar[int]
     BETS_FIELD_NUMBER: _ClassVar[int]
     CLIENT_SEED_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_SEQ_FIELD_NUMBER: _ClassVar[int]
     hand_id: str
     bets: _containers.RepeatedCompositeFieldContainer[Bet]
     client_seed: str
-    def __init__(self, hand_id: _Optional[str] = ..., bets: _Optional[_Iterable[_Union[Bet, _Mapping]]] = ..., client_seed: _Optional[str] = ...) -> None: ...
+    request_id: str
+    expected_seq: int
+    def __init__(self, hand_id: _Optional[str] = ..., bets: _Optional[_Iterable[_Union[Bet, _Mapping]]] = ..., client_seed: _Optional[str] = ..., request_id: _Optional[str] = ..., expected_seq: _Optional[int] = ...) -> None: ...
 
 class PlaceBetsResponse(_message.Message):
     __slots__ = ("hand_id", "accepted", "last_seq")
@@ -120,16 +130,20 @@ class PlaceBetsResponse(_message.Message):
     def __init__(self, hand_id: _Optional[str] = ..., accepted: _Optional[int] = ..., last_seq: _Optional[int] = ...) -> None: ...
 
 class ActRequest(_message.Message):
-    __slots__ = ("hand_id", "seat", "action", "args_json")
+    __slots__ = ("hand_id", "seat", "action", "args_json", "request_id", "expected_seq")
     HAND_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     ARGS_JSON_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_SEQ_FIELD_NUMBER: _ClassVar[int]
     hand_id: str
     seat: int
     action: str
     args_json: str
-    def __init__(self, hand_id: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., args_json: _Optional[str] = ...) -> None: ...
+    request_id: str
+    expected_seq: int
+    def __init__(self, hand_id: _Optional[str] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., args_json: _Optional[str] = ..., request_id: _Optional[str] = ..., expected_seq: _Optional[int] = ...) -> None: ...
 
 class ActResponse(_message.Message):
     __slots__ = ("hand_id", "last_seq", "view")
@@ -142,10 +156,14 @@ class ActResponse(_message.Message):
     def __init__(self, hand_id: _Optional[str] = ..., last_seq: _Optional[int] = ..., view: _Optional[_Union[HandView, _Mapping]] = ...) -> None: ...
 
 class ExpireTurnRequest(_message.Message):
-    __slots__ = ("hand_id",)
+    __slots__ = ("hand_id", "request_id", "expected_seq")
     HAND_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_SEQ_FIELD_NUMBER: _ClassVar[int]
     hand_id: str
-    def __init__(self, hand_id: _Optional[str] = ...) -> None: ...
+    request_id: str
+    expected_seq: int
+    def __init__(self, hand_id: _Optional[str] = ..., request_id: _Optional[str] = ..., expected_seq: _Optional[int] = ...) -> None: ...
 
 class ExpireTurnResponse(_message.Message):
     __slots__ = ("hand_id", "last_seq", "seat", "action", "args_json", "view")
@@ -164,10 +182,14 @@ class ExpireTurnResponse(_message.Message):
     def __init__(self, hand_id: _Optional[str] = ..., last_seq: _Optional[int] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., args_json: _Optional[str] = ..., view: _Optional[_Union[HandView, _Mapping]] = ...) -> None: ...
 
 class CloseBettingRequest(_message.Message):
-    __slots__ = ("hand_id",)
+    __slots__ = ("hand_id", "request_id", "expected_seq")
     HAND_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_SEQ_FIELD_NUMBER: _ClassVar[int]
     hand_id: str
-    def __init__(self, hand_id: _Optional[str] = ...) -> None: ...
+    request_id: str
+    expected_seq: int
+    def __init__(self, hand_id: _Optional[str] = ..., request_id: _Optional[str] = ..., expected_seq: _Optional[int] = ...) -> None: ...
 
 class CloseBettingResponse(_message.Message):
     __slots__ = ("view",)
@@ -228,10 +250,12 @@ class StreamTableEventsResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[_envelope_pb2.Event, _Mapping]] = ..., cursor: _Optional[int] = ...) -> None: ...
 
 class CloseTableRequest(_message.Message):
-    __slots__ = ("table_id",)
+    __slots__ = ("table_id", "request_id")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     table_id: str
-    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+    request_id: str
+    def __init__(self, table_id: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class CloseTableResponse(_message.Message):
     __slots__ = ("shoe_id", "server_seed")

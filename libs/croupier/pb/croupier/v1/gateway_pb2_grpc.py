@@ -34,6 +34,45 @@ class GatewayServiceStub:
     from (server seed, client seed, nonce) with the named algorithm, and the server seed
     is revealed only when the shoe or hand ends. No response or stream of this service
     carries an unrevealed server seed, an undealt card, or another seat's hidden cards.
+
+    Request ids (idempotency). Every mutating call (OpenTable, OpenShoe, OpenHand,
+    PlaceBets, Act, ExpireTurn, CloseBetting, CloseTable) takes a client-chosen
+    request_id. The first call that succeeds stores its response in the same database
+    transaction as its effect. A retry with the same id and the same request (every field
+    but request_id equal) gets the stored response and has no second effect, also when the
+    retries run concurrently; the same id with a different request (or another method) is
+    refused with ALREADY_EXISTS, reason idempotency_conflict. A refused call stores
+    nothing, so retrying it with its id evaluates it again. Ids are global (use a UUID per
+    logical call) and are kept for the dealer's CROUPIER_REQUEST_ID_RETENTION_S (default
+    86400 s); after that an id may be used again. An empty request_id means the call is not
+    deduplicated (a retry may apply it twice); a dealer started with
+    CROUPIER_REQUIRE_REQUEST_ID=1 refuses such calls with INVALID_ARGUMENT, reason
+    request_id_required. A replayed response carries the trailing metadata
+    "croupier-replayed: true".
+
+    Limits at the edge. Checked before anything else; a request outside them is refused
+    with INVALID_ARGUMENT and nothing is written:
+    table_id   1-40 characters of A-Z a-z 0-9 _
+    hand_id    1-64 characters of A-Z a-z 0-9 _
+    variant    1-64 characters of a-z 0-9 _ .
+    player_id  1-64 characters of A-Z a-z 0-9 _ . : @ -
+    spot, action  1-32 characters of A-Z a-z 0-9 _ . : -
+    client_seed   at most 128 characters, no control or unprintable characters
+    request_id    1-128 characters of A-Z a-z 0-9 _ . : -
+    seat       0..999; at most the variant's seats.max seats per hand, never over 1000
+    stack_minor   0..10^15; amount_minor 1..10^15; at most 500 bets per PlaceBets call
+    args_json  a JSON object of at most 4096 bytes, nested at most 6 deep, integers only
+    (|n| <= 2^53-1), strings at most 256 printable characters
+    Reasons (ErrorInfo.reason): empty, too_long, bad_characters, out_of_range, bad_stack,
+    bad_amount, too_many_seats, too_many_bets, json_too_large, json_too_deep, bad_json;
+    ErrorInfo.metadata names the field ("field") and, where one applies, the bound
+    ("limit"). Messages never repeat a long or unprintable input.
+
+    Errors. Every error status carries a google.rpc.Status in the grpc-status-details-bin
+    trailer with one google.rpc.ErrorInfo (domain "croupier.v1", reason a snake_case code
+    such as not_found, over_limit, idempotency_conflict, seq_mismatch) besides the
+    human-readable message "reason: text". A call whose effect was committed never reports
+    INTERNAL: its response is decided by the database commit, not by publishing.
     """
 
     def __init__(self, channel):
@@ -103,6 +142,45 @@ class GatewayServiceServicer:
     from (server seed, client seed, nonce) with the named algorithm, and the server seed
     is revealed only when the shoe or hand ends. No response or stream of this service
     carries an unrevealed server seed, an undealt card, or another seat's hidden cards.
+
+    Request ids (idempotency). Every mutating call (OpenTable, OpenShoe, OpenHand,
+    PlaceBets, Act, ExpireTurn, CloseBetting, CloseTable) takes a client-chosen
+    request_id. The first call that succeeds stores its response in the same database
+    transaction as its effect. A retry with the same id and the same request (every field
+    but request_id equal) gets the stored response and has no second effect, also when the
+    retries run concurrently; the same id with a different request (or another method) is
+    refused with ALREADY_EXISTS, reason idempotency_conflict. A refused call stores
+    nothing, so retrying it with its id evaluates it again. Ids are global (use a UUID per
+    logical call) and are kept for the dealer's CROUPIER_REQUEST_ID_RETENTION_S (default
+    86400 s); after that an id may be used again. An empty request_id means the call is not
+    deduplicated (a retry may apply it twice); a dealer started with
+    CROUPIER_REQUIRE_REQUEST_ID=1 refuses such calls with INVALID_ARGUMENT, reason
+    request_id_required. A replayed response carries the trailing metadata
+    "croupier-replayed: true".
+
+    Limits at the edge. Checked before anything else; a request outside them is refused
+    with INVALID_ARGUMENT and nothing is written:
+    table_id   1-40 characters of A-Z a-z 0-9 _
+    hand_id    1-64 characters of A-Z a-z 0-9 _
+    variant    1-64 characters of a-z 0-9 _ .
+    player_id  1-64 characters of A-Z a-z 0-9 _ . : @ -
+    spot, action  1-32 characters of A-Z a-z 0-9 _ . : -
+    client_seed   at most 128 characters, no control or unprintable characters
+    request_id    1-128 characters of A-Z a-z 0-9 _ . : -
+    seat       0..999; at most the variant's seats.max seats per hand, never over 1000
+    stack_minor   0..10^15; amount_minor 1..10^15; at most 500 bets per PlaceBets call
+    args_json  a JSON object of at most 4096 bytes, nested at most 6 deep, integers only
+    (|n| <= 2^53-1), strings at most 256 printable characters
+    Reasons (ErrorInfo.reason): empty, too_long, bad_characters, out_of_range, bad_stack,
+    bad_amount, too_many_seats, too_many_bets, json_too_large, json_too_deep, bad_json;
+    ErrorInfo.metadata names the field ("field") and, where one applies, the bound
+    ("limit"). Messages never repeat a long or unprintable input.
+
+    Errors. Every error status carries a google.rpc.Status in the grpc-status-details-bin
+    trailer with one google.rpc.ErrorInfo (domain "croupier.v1", reason a snake_case code
+    such as not_found, over_limit, idempotency_conflict, seq_mismatch) besides the
+    human-readable message "reason: text". A call whose effect was committed never reports
+    INTERNAL: its response is decided by the database commit, not by publishing.
     """
 
     def OpenTable(self, request, context):
@@ -249,6 +327,45 @@ class GatewayService:
     from (server seed, client seed, nonce) with the named algorithm, and the server seed
     is revealed only when the shoe or hand ends. No response or stream of this service
     carries an unrevealed server seed, an undealt card, or another seat's hidden cards.
+
+    Request ids (idempotency). Every mutating call (OpenTable, OpenShoe, OpenHand,
+    PlaceBets, Act, ExpireTurn, CloseBetting, CloseTable) takes a client-chosen
+    request_id. The first call that succeeds stores its response in the same database
+    transaction as its effect. A retry with the same id and the same request (every field
+    but request_id equal) gets the stored response and has no second effect, also when the
+    retries run concurrently; the same id with a different request (or another method) is
+    refused with ALREADY_EXISTS, reason idempotency_conflict. A refused call stores
+    nothing, so retrying it with its id evaluates it again. Ids are global (use a UUID per
+    logical call) and are kept for the dealer's CROUPIER_REQUEST_ID_RETENTION_S (default
+    86400 s); after that an id may be used again. An empty request_id means the call is not
+    deduplicated (a retry may apply it twice); a dealer started with
+    CROUPIER_REQUIRE_REQUEST_ID=1 refuses such calls with INVALID_ARGUMENT, reason
+    request_id_required. A replayed response carries the trailing metadata
+    "croupier-replayed: true".
+
+    Limits at the edge. Checked before anything else; a request outside them is refused
+    with INVALID_ARGUMENT and nothing is written:
+    table_id   1-40 characters of A-Z a-z 0-9 _
+    hand_id    1-64 characters of A-Z a-z 0-9 _
+    variant    1-64 characters of a-z 0-9 _ .
+    player_id  1-64 characters of A-Z a-z 0-9 _ . : @ -
+    spot, action  1-32 characters of A-Z a-z 0-9 _ . : -
+    client_seed   at most 128 characters, no control or unprintable characters
+    request_id    1-128 characters of A-Z a-z 0-9 _ . : -
+    seat       0..999; at most the variant's seats.max seats per hand, never over 1000
+    stack_minor   0..10^15; amount_minor 1..10^15; at most 500 bets per PlaceBets call
+    args_json  a JSON object of at most 4096 bytes, nested at most 6 deep, integers only
+    (|n| <= 2^53-1), strings at most 256 printable characters
+    Reasons (ErrorInfo.reason): empty, too_long, bad_characters, out_of_range, bad_stack,
+    bad_amount, too_many_seats, too_many_bets, json_too_large, json_too_deep, bad_json;
+    ErrorInfo.metadata names the field ("field") and, where one applies, the bound
+    ("limit"). Messages never repeat a long or unprintable input.
+
+    Errors. Every error status carries a google.rpc.Status in the grpc-status-details-bin
+    trailer with one google.rpc.ErrorInfo (domain "croupier.v1", reason a snake_case code
+    such as not_found, over_limit, idempotency_conflict, seq_mismatch) besides the
+    human-readable message "reason: text". A call whose effect was committed never reports
+    INTERNAL: its response is decided by the database commit, not by publishing.
     """
 
     @staticmethod

@@ -1,7 +1,7 @@
 """The transactional outbox (messages committed with their events, not yet published)
 and the dead letters (messages a consumer terminated as poison).
 
-Revision ID: 0002_h13b
+Revision ID: 0002
 Revises: 0001
 Create Date: 2026-12-01 00:00:00
 """
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0002_h13b"
+revision: str = "0002"
 down_revision: str | None = "0001"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None

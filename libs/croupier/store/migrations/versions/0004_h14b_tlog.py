@@ -1,8 +1,8 @@
 """The seal log's Merkle tree: leaves, perfect subtree hashes and signed checkpoints,
 append-only like the log itself.
 
-Revision ID: 0002_h14b_tlog
-Revises: 0002_h13b
+Revision ID: 0004
+Revises: 0003
 Create Date: 2026-12-01 00:00:00
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0002_h14b_tlog"
-down_revision: str | None = "0002_h13b"
+revision: str = "0004"
+down_revision: str | None = "0003"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
