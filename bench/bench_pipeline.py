@@ -145,7 +145,7 @@ def audit(db_url: str, hands: int) -> float:
     c0 = time.process_time()
     bad = 0
     for rep in auditor.audit_range(ids):
-        if not rep.ok:
+        if rep.failed:
             bad += 1
     el = time.perf_counter() - t0
     CPU["audit"] = time.process_time() - c0

@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from croupier import fair
@@ -38,6 +38,7 @@ from croupier.games.registry import engine as engine_for
 from croupier.signing import Signer
 
 _ID = re.compile(r"^[A-Za-z0-9_]{1,40}$")
+_CLIENT_SEED = re.compile(r"^[\x21-\x7e]{1,64}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +101,7 @@ class Shoe:
     hands: int = 0
     revealed: bool = False
     rolls: int = 0  # dice rolled from this shoe's seed so far
+    seed_given: bool = False  # the player gave their own client seed (shoe.client_seed)
 
     def roll(self, faces: Sequence[int]) -> tuple[int, list[int]]:
         n = self.rolls
@@ -359,7 +361,43 @@ class Dealer:
         hand.writer.append(signer, type_, payload)
         eng.apply(hand.state, type_, payload)
 
-    def place_bets(self, hand_id: str, bets: Iterable[Mapping[str, Any]]) -> Batch:
+    def give_client_seed(self, hand_id: str, client_seed: str) -> Batch:
+        """The player's own client seed for a hand that committed to a fresh seed (a
+        single-player game), given after they saw the commitment and before anything
+        is dealt or rolled: the shoe's order and rolls are drawn from (server seed, this
+        seed, nonce) from now on. Written as a gateway-signed ``shoe.client_seed`` on the
+        shoe's stream, so the auditor and the player re-derive the same order."""
+        hand = self.hand(hand_id)
+        t = self.tables[hand.table_id]
+        shoe = hand.shoe
+        if not t.per_hand_shoe or shoe.hands != 1:
+            raise InvalidInput(
+                f"{t.variant} deals many hands from one shoe; a player's own client seed "
+                "is for games that commit a fresh seed every hand"
+            )
+        if not _CLIENT_SEED.match(client_seed):
+            raise InvalidInput("a client seed is 1-64 printable ASCII characters")
+        if shoe.pos or shoe.rolls or shoe.seed_given:
+            raise ActionRejected(
+                f"hand {hand_id}: the client seed comes before anything is dealt or rolled, once",
+                reason="too_late",
+            )
+        c = replace(shoe.commitment, client_seed=client_seed)
+        shoe.commitment = c
+        shoe.order = fair.shuffle(c.deck, shoe.server_seed, c.client_seed, c.nonce)
+        shoe.seed_given = True
+        shoe.writer.append(
+            self.gateway,
+            g.SHOE_CLIENT_SEED,
+            {"client_seed": client_seed, "hand": hand_id},
+        )
+        return self._sealed(self.gateway, shoe.writer.take())
+
+    def place_bets(
+        self, hand_id: str, bets: Iterable[Mapping[str, Any]], client_seed: str = ""
+    ) -> Batch:
+        """Place bets (all or nothing); with ``client_seed``, the player's own seed
+        first (:meth:`give_client_seed`), in the same batch."""
         hand = self.hand(hand_id)
         eng = engine_for(hand.state.variant)
         try:
@@ -372,9 +410,11 @@ class Dealer:
         scratch = copy.deepcopy(hand.state)
         for it in items:
             eng.step(scratch, g.BET_PLACED, it)
+        b = self.give_client_seed(hand_id, client_seed) if client_seed else Batch()
         for it in items:
             self._append(hand, self.gateway, g.BET_PLACED, it)
-        return self._flush(hand, self.gateway)
+        b.extend(self._flush(hand, self.gateway))
+        return b
 
     def act(self, hand_id: str, seat: int, action: str, args: Mapping[str, Any]) -> Batch:
         hand = self.hand(hand_id)
@@ -535,6 +575,9 @@ def _restore_shoe(
     revealed = next((e for e in shoe_events if e.type == g.SHOE_REVEALED), None)
     if revealed is not None:
         server_seed = bytes.fromhex(str(revealed.payload["server_seed"]))
+    given = [e for e in shoe_events if e.type == g.SHOE_CLIENT_SEED]
+    if given:
+        c = replace(c, client_seed=str(given[-1].payload["client_seed"]))
     if server_seed is None or fair.commitment(server_seed) != c.commitment:
         raise FairnessError(f"kept seed of {shoe_events[0].stream} does not match its commitment")
     shoe = Shoe(
@@ -546,6 +589,7 @@ def _restore_shoe(
         StreamWriter.resume(shoe_events),
         cut=int(sp["cut"]),
         revealed=revealed is not None,
+        seed_given=bool(given),
     )
     for events, _ in hands:
         if not events or events[0].payload.get("shoe") != shoe.shoe_id:

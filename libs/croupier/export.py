@@ -7,6 +7,10 @@ Export, ``croupier-hand/v1``, one JSON object a line:
 - ``{"kind": "event", "log": "hand"|"shoe", ...event}``
 - ``{"kind": "seal", "log": "hand"|"shoe", ...seal}``
 - ``{"kind": "settlement", "record": {...}, "postings": [[account, amount], ...]}``
+- ``{"kind": "checkpoint", "note": "..."}`` the signed transparency-log checkpoint the
+  proofs lead to (C2SP signed note), and per seal
+  ``{"kind": "proof", "seal_id", "leaf_index", "tree_size", "hashes": [hex, ...]}``, its
+  RFC 6962 inclusion proof (:func:`verify_log`)
 
 A hand script (``croupier-script/v1``) is the same events without envelopes, seeds or
 signatures, for what-if and dispute analysis: ``{"format": "croupier-script/v1",
@@ -27,9 +31,21 @@ from croupier.audit import StoredSettlement, StreamLog
 from croupier.errors import InvalidInput
 from croupier.events import Event, Seal
 from croupier.signing import KeyRegistry, PublicKeyEntry
+from croupier.tlog import seal_leaf_hash
+from croupier.tlog.merkle import ProofError, verify_inclusion
+from croupier.tlog.note import Checkpoint, NoteVerifier, open_checkpoint
 
 FORMAT = "croupier-hand/v1"
 SCRIPT_FORMAT = "croupier-script/v1"
+
+
+@dataclass(frozen=True)
+class LogProofs:
+    """A signed checkpoint and each seal's inclusion proof in it: seal id → (leaf
+    index, audit path)."""
+
+    checkpoint_note: str
+    proofs: Mapping[str, tuple[int, tuple[bytes, ...]]]
 
 
 @dataclass(frozen=True)
@@ -39,9 +55,36 @@ class HandExport:
     shoe: StreamLog
     keys: tuple[PublicKeyEntry, ...]
     settlement: StoredSettlement | None
+    log: LogProofs | None = None
 
     def registry(self) -> KeyRegistry:
         return KeyRegistry(self.keys)
+
+
+def verify_log(x: HandExport, log_key: NoteVerifier, held: Checkpoint | None = None) -> Checkpoint:
+    """Check that every seal of the export is in the transparency log: its checkpoint
+    is signed by ``log_key`` and each seal's leaf verifies against the root. With
+    ``held``, the auditor's own checkpoint, the export must prove inclusion in exactly
+    that tree (export with ``--size``). Returns the checkpoint; raises
+    :class:`~croupier.errors.IntegrityError` (``ProofError``, ``SignatureError``)."""
+    if x.log is None:
+        raise ProofError("the export carries no transparency-log proofs")
+    cp = open_checkpoint(x.log.checkpoint_note, log_key)
+    if held is not None and (held.size, held.root, held.origin) != (cp.size, cp.root, cp.origin):
+        raise ProofError(
+            f"the export proves inclusion in the checkpoint of size {cp.size}, not in the "
+            f"held one of size {held.size} (export it again with --size {held.size})"
+        )
+    for s in (*x.hand.seals, *x.shoe.seals):
+        got = x.log.proofs.get(s.seal_id)
+        if got is None:
+            raise ProofError(f"seal {s.seal_id} by {s.key_id} has no proof in the log")
+        index, path = got
+        try:
+            verify_inclusion(index, cp.size, seal_leaf_hash(s), path, cp.root)
+        except ProofError as e:
+            raise ProofError(f"seal {s.seal_id} by {s.key_id}: {e.message}") from e
+    return cp
 
 
 def dump(x: HandExport) -> str:
@@ -65,6 +108,19 @@ def dump(x: HandExport) -> str:
                 "postings": [list(p) for p in x.settlement.postings],
             }
         )
+    if x.log is not None:
+        size = Checkpoint.parse(x.log.checkpoint_note.partition("\n\n")[0] + "\n").size
+        lines.append({"kind": "checkpoint", "note": x.log.checkpoint_note})
+        lines += [
+            {
+                "kind": "proof",
+                "seal_id": sid,
+                "leaf_index": i,
+                "tree_size": size,
+                "hashes": [h.hex() for h in path],
+            }
+            for sid, (i, path) in sorted(x.log.proofs.items())
+        ]
     return "".join(json.dumps(d, ensure_ascii=False, sort_keys=True) + "\n" for d in lines)
 
 
@@ -73,6 +129,8 @@ def load(text: str) -> HandExport:
     keys: list[PublicKeyEntry] = []
     logs: dict[str, tuple[list[Event], list[Seal]]] = {"hand": ([], []), "shoe": ([], [])}
     settlement: StoredSettlement | None = None
+    note: str | None = None
+    proofs: dict[str, tuple[int, tuple[bytes, ...]]] = {}
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -94,6 +152,13 @@ def load(text: str) -> HandExport:
                     canonical.dumps(d["record"]),
                     tuple((str(a), int(v)) for a, v in d["postings"]),
                 )
+            elif kind == "checkpoint":
+                note = str(d["note"])
+            elif kind == "proof":
+                proofs[str(d["seal_id"])] = (
+                    int(d["leaf_index"]),
+                    tuple(bytes.fromhex(h) for h in d["hashes"]),
+                )
             else:
                 raise InvalidInput(f"unknown line kind {kind!r}")
         except (ValueError, KeyError, TypeError) as e:
@@ -106,6 +171,7 @@ def load(text: str) -> HandExport:
         StreamLog(tuple(logs["shoe"][0]), tuple(logs["shoe"][1])),
         tuple(keys),
         settlement,
+        LogProofs(note, proofs) if note is not None else None,
     )
 
 

@@ -155,6 +155,22 @@ def verify_reveal(c: Commitment, server_seed: bytes, dealt: Iterable[tuple[int, 
             raise FairnessError(f"position {pos} should be {order[pos]}, {card} was dealt")
 
 
+def check_in_order(positions: Sequence[int], used: int | None = None) -> None:
+    """A shoe's dealt positions are exactly ``0, 1, 2, ...`` (in the order given): no
+    position skipped, none dealt twice. With ``used`` (the shoe's ``positions_used``
+    at its reveal), the count must match too."""
+    for i, pos in enumerate(positions):
+        if pos != i:
+            raise FairnessError(
+                f"position {pos} dealt where position {i} was next: cards leave the shoe "
+                "strictly in order"
+            )
+    if used is not None and used >= 0 and used != len(positions):
+        raise FairnessError(
+            f"the shoe says {used} positions were used, {len(positions)} were dealt"
+        )
+
+
 def check_positions(dealt: Sequence[tuple[int, str]]) -> None:
     """Each position is dealt at most once."""
     seen: set[int] = set()

@@ -1,21 +1,39 @@
 """The audit service: load a hand, its shoe and its settlement from the store and replay
-them through :func:`croupier.audit.audit_hand`; export hands as JSON lines."""
+them through :func:`croupier.audit.audit_hand`; audit the whole log (or a range) with
+the checks across hands (:func:`croupier.audit.reconcile`, :func:`croupier.audit.check_log`);
+export hands as JSON lines with their transparency-log proofs."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 
-from croupier.audit import AuditReport, StoredSettlement, StreamLog, Verdict, audit_hand
-from croupier.errors import InvalidInput, NotFound, RuleViolation
-from croupier.events import SealVerifier
-from croupier.export import HandExport, dump, keys_for
+from croupier.audit import (
+    AuditReport,
+    Finding,
+    HandFacts,
+    LedgerFact,
+    ShoeFacts,
+    StoredSettlement,
+    StreamLog,
+    Verdict,
+    audit_hand,
+    check_log,
+    reconcile,
+)
+from croupier.errors import CroupierError, InvalidInput, NotFound, RuleViolation
+from croupier.events import Seal, SealVerifier
+from croupier.export import HandExport, LogProofs, dump, keys_for
+from croupier.games import base as g
 from croupier.games.base import HAND_CLOSED
 from croupier.pb.croupier.v1 import audit_pb2, audit_pb2_grpc
 from croupier.report import TableDay
 from croupier.signing import KeyRegistry
 from croupier.store import EventStore
+from croupier.tlog.note import Checkpoint, NoteVerifier, open_checkpoint
 from croupier_services import metrics
 from croupier_services.grpc_util import abort, rpc
 
@@ -23,10 +41,13 @@ _VERDICT = {
     Verdict.PASS: audit_pb2.AUDIT_VERDICT_PASS,
     Verdict.FAIL: audit_pb2.AUDIT_VERDICT_FAIL,
     Verdict.PENDING_REVEAL: audit_pb2.AUDIT_VERDICT_PENDING_REVEAL,
+    Verdict.PENDING_OPEN: audit_pb2.AUDIT_VERDICT_PENDING_OPEN,
 }
 
 
-def load_hand(store: EventStore, hand_id: str) -> HandExport:
+def load_hand(
+    store: EventStore, hand_id: str, tree_size: int | None = None, *, proofs: bool = True
+) -> HandExport:
     events = store.read_stream(hand_id)
     if not events:
         raise NotFound(f"no hand {hand_id!r}")
@@ -43,7 +64,29 @@ def load_hand(store: EventStore, hand_id: str) -> HandExport:
     except NotFound:
         stored = None
     registry = store.key_registry()
-    return HandExport(hand_id, hand, shoe, keys_for(registry, hand.seals + shoe.seals), stored)
+    return HandExport(
+        hand_id,
+        hand,
+        shoe,
+        keys_for(registry, hand.seals + shoe.seals),
+        stored,
+        log_proofs(store, hand.seals + shoe.seals, tree_size) if proofs else None,
+    )
+
+
+def log_proofs(
+    store: EventStore, seals: Sequence[Seal], tree_size: int | None = None
+) -> LogProofs | None:
+    """Inclusion proofs of ``seals`` in the checkpoint of ``tree_size`` (default: the
+    latest), or None when there is no checkpoint yet."""
+    cp = store.latest_checkpoint() if tree_size is None else store.checkpoint_at(tree_size)
+    if cp is None:
+        return None
+    idx = store.leaf_indices(s.seal_id for s in seals)
+    proofs = {
+        sid: (i, tuple(store.inclusion_proof(i, cp.size))) for sid, i in idx.items() if i < cp.size
+    }
+    return LogProofs(cp.note, proofs)
 
 
 def require_closed(x: HandExport) -> None:
@@ -66,22 +109,34 @@ class Auditor:
         self.verifier = SealVerifier(self.registry)
 
     def audit(self, hand_id: str) -> AuditReport:
-        x = load_hand(self.store, hand_id)
+        x = load_hand(self.store, hand_id, proofs=False)
         rep = audit_hand(
             hand_id, x.hand, x.shoe, self.registry, x.settlement, verifier=self.verifier
         )
         self._count(rep)
         return rep
 
-    def audit_many(self, hand_ids: Sequence[str]) -> Iterator[AuditReport]:
+    def audit_many(
+        self, hand_ids: Sequence[str], facts: Facts | None = None
+    ) -> Iterator[AuditReport]:
         """Audit a batch of hands with a handful of queries: events, seals and
-        settlements of all of them (and their shoes) are loaded together."""
+        settlements of all of them (and their shoes) are loaded together. With
+        ``facts``, also gather what :func:`reconcile` needs of each hand and shoe."""
         ids = list(hand_ids)
         hand_events = self.store.read_streams(ids)
         shoe_ids = sorted(
             {str(ev[0].payload.get("shoe", "")) for ev in hand_events.values() if ev} - {""}
         )
         shoe_events = self.store.read_streams(shoe_ids)
+        if facts is not None:
+            for ev in hand_events.values():
+                hf = HandFacts.of(ev)
+                if hf is not None:
+                    facts.hands.append(hf)
+            for sid, ev in shoe_events.items():
+                sf = ShoeFacts.of(ev)
+                if sf is not None:
+                    facts.shoes[sid] = sf
         seals = self.store.seals_for_streams([*ids, *shoe_ids])
         stored = self.store.settlements_with_postings(ids)
         for hid in ids:
@@ -107,15 +162,131 @@ class Auditor:
         if rep.verdict is Verdict.FAIL:
             metrics.AUDIT_MISMATCHES.inc()
 
-    def audit_range(self, ids: Iterable[str], chunk: int = 200) -> Iterator[AuditReport]:
+    def audit_range(
+        self, ids: Iterable[str], chunk: int = 200, facts: Facts | None = None
+    ) -> Iterator[AuditReport]:
         batch: list[str] = []
         for hid in ids:
             batch.append(hid)
             if len(batch) >= chunk:
-                yield from self.audit_many(batch)
+                yield from self.audit_many(batch, facts)
                 batch = []
         if batch:
-            yield from self.audit_many(batch)
+            yield from self.audit_many(batch, facts)
+
+    def audit_log(
+        self,
+        *,
+        since_ms: int | None = None,
+        until_ms: int | None = None,
+        log_key: NoteVerifier | None = None,
+        held: Checkpoint | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> LogAudit:
+        """Audit every hand of the log (or those opened in ``since_ms <= t <
+        until_ms``), then the checks across hands; for the whole log also the
+        transparency log against its stored checkpoints (verified under ``log_key``) and
+        the auditor's own checkpoint ``held``."""
+        whole = since_ms is None and until_ms is None
+        out = LogAudit(whole=whole)
+        facts = Facts()
+        if whole:
+            ids = self._all_hands_from_the_log()
+            self._check_tlog(out, log_key, held)
+        else:
+            ids = list(self.hand_ids(since_ms=since_ms, until_ms=until_ms))
+        out.total = len(ids)
+        for n, rep in enumerate(self.audit_range(ids, facts=facts), 1):
+            out.add(rep)
+            if progress is not None:
+                progress(n, out.total)
+        rows = self._stream_rows()
+        hands = {h.hand_id for h in facts.hands}
+        ledger = [t for t in self._ledger() if whole or t.hand_id in hands]
+        settled = {s.hand_id: s.tx_id for s in self._settlements() if whole or s.hand_id in hands}
+        out.findings += reconcile(
+            facts.hands,
+            facts.shoes,
+            rows=rows,
+            ledger=ledger,
+            settlement_tx=settled,
+            balances=self.store.balances() if whole else None,
+            whole=whole,
+        )
+        return out
+
+    def _all_hands_from_the_log(self) -> list[str]:
+        """Every hand, found by its signed opening event (not by the ``streams``
+        table, which a database user can edit)."""
+        out: list[str] = []
+        after: str | None = None
+        while page := self.store.first_events(after, 1000):
+            out += [e.stream for e in page if e.type == g.HAND_OPENED]
+            after = page[-1].stream
+        return out
+
+    def _stream_rows(self) -> dict[str, tuple[str, str, str, str | None]]:
+        rows: dict[str, tuple[str, str, str, str | None]] = {}
+        after: str | None = None
+        while page := self.store.list_streams(after_stream_id=after, limit=1000):
+            for r in page:
+                rows[r.stream_id] = (r.kind, r.variant, r.table_id, r.shoe_id)
+            after = page[-1].stream_id
+        return rows
+
+    def _ledger(self) -> list[LedgerFact]:
+        out: list[LedgerFact] = []
+        after = 0
+        while page := self.store.list_transactions(after_tx_id=after, limit=1000):
+            out += [
+                LedgerFact(
+                    t.tx_id,
+                    t.kind,
+                    t.hand_id,
+                    t.reverses_tx_id,
+                    tuple((p.account, p.amount) for p in t.postings),
+                )
+                for t in page
+            ]
+            after = page[-1].tx_id
+        return out
+
+    def _settlements(self) -> list[Any]:
+        out: list[Any] = []
+        after: str | None = None
+        while page := self.store.list_settlements(after_hand_id=after, limit=1000):
+            out += page
+            after = page[-1].hand_id
+        return out
+
+    def _check_tlog(
+        self, out: LogAudit, log_key: NoteVerifier | None, held: Checkpoint | None
+    ) -> None:
+        cps: list[Checkpoint] = []
+        for st in self.store.checkpoints():
+            if log_key is None:
+                out.unverified_checkpoints += 1
+                continue
+            try:
+                cps.append(open_checkpoint(st.note, log_key))
+            except CroupierError as e:
+                out.findings.append(
+                    Finding(
+                        "log_checkpoint_signature",
+                        f"stored checkpoint of size {st.size} does not verify: {e.message}",
+                    )
+                )
+        if held is not None:
+            cps.append(held)
+        leaves: list[tuple[int, str, Seal | None]] = []
+        after = -1
+        while page := self.store.leaf_seals(after, 5000):
+            leaves += page
+            after = page[-1][0]
+        lc = check_log(leaves, cps, self.store.seals_not_in_log())
+        out.log_size, out.log_root = lc.size, lc.root
+        out.findings += lc.findings
+        out.checkpoints_checked = len(cps)
 
     def hand_ids(
         self,
@@ -149,6 +320,77 @@ class Auditor:
                 left -= len(rows)
             if len(rows) < page:
                 return
+
+
+@dataclass
+class Facts:
+    hands: list[HandFacts] = field(default_factory=list)
+    shoes: dict[str, ShoeFacts] = field(default_factory=dict)
+
+
+@dataclass
+class LogAudit:
+    """The result of a whole-log (or range) audit: every failing or pending hand, the
+    failures across hands, and totals."""
+
+    whole: bool
+    total: int = 0
+    counts: dict[str, int] = field(default_factory=lambda: {v.value: 0 for v in Verdict})
+    failed: list[AuditReport] = field(default_factory=list)
+    pending: list[AuditReport] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    log_size: int = 0
+    log_root: bytes = b""
+    checkpoints_checked: int = 0
+    unverified_checkpoints: int = 0
+
+    def add(self, rep: AuditReport) -> None:
+        self.counts[rep.verdict.value] += 1
+        if rep.failed:
+            self.failed.append(rep)
+        elif rep.pending:
+            self.pending.append(rep)
+
+    @property
+    def ok(self) -> bool:
+        """Every hand PASS and no failure across hands."""
+        return not self.failed and not self.pending and not self.findings
+
+    @property
+    def has_failures(self) -> bool:
+        return bool(self.failed or self.findings)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "scope": "all" if self.whole else "range",
+            "totals": {
+                "hands": self.total,
+                **self.counts,
+                "hand_failures": len(self.failed),
+                "log_failures": len(self.findings),
+            },
+            "failures": [
+                {
+                    "hand_id": r.hand_id,
+                    "stream": r.stream,
+                    "seq": r.seq,
+                    "reason": r.reason,
+                    "message": r.message,
+                }
+                for r in self.failed
+            ]
+            + [{"scope": "log", **f.to_json_dict()} for f in self.findings],
+            "pending": [{"hand_id": r.hand_id, "verdict": r.verdict.value} for r in self.pending],
+            "log": {
+                "size": self.log_size,
+                "root": self.log_root.hex(),
+                "checkpoints_checked": self.checkpoints_checked,
+                "unverified_checkpoints": self.unverified_checkpoints,
+            }
+            if self.whole
+            else None,
+        }
 
 
 def report_pb(rep: AuditReport) -> audit_pb2.AuditReport:

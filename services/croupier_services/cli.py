@@ -16,7 +16,9 @@
     croupier rules eval VARIANT ARGS... | rules compare VARIANT A B
     croupier fair verify --shoe ID | --seed HEX --commitment HEX --client-seed S --nonce N
                                       --deck cards52x8 --cards POS:CARD,...
-    croupier audit [--hand ID | --table T | --variant V] [--file EXPORT.jsonl]
+    croupier audit [--hand ID | --table T | --variant V | --all | --day D] [--json]
+                   [--log-key log.vkey] [--checkpoint CP] [--file EXPORT.jsonl]
+    croupier checkpoint key | publish | latest [--size N] | verify OLD NEW
     croupier hand export ID [-o FILE]
     croupier hand replay FILE [--unsigned]
     croupier hand history ID|FILE [--tz ZONE] [--phh]
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime
 import json
 import os
 import re
@@ -42,13 +45,15 @@ from pathlib import Path
 from typing import Any
 
 from croupier import fair
-from croupier.audit import Verdict, audit_hand
+from croupier.audit import Verdict, audit_hand, effective_commitment
 from croupier.cards import DeckSpec, parse_card
-from croupier.errors import CroupierError, InvalidInput, NotationError
-from croupier.export import dump, load, replay_script
+from croupier.errors import CroupierError, IntegrityError, InvalidInput, NotationError
+from croupier.export import dump, load, replay_script, verify_log
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
 from croupier.games.registry import variants
+from croupier.tlog import merkle
+from croupier.tlog.note import Checkpoint, NoteVerifier, open_checkpoint
 from croupier_services import logs
 from croupier_services.config import Settings
 
@@ -88,7 +93,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
             init_dev(auth_dir.root)
     s = Settings.from_env(role if role != "all" else "dealer")
     logs.setup(s.log_level, json_lines=os.environ.get("CROUPIER_LOG_FORMAT", "json") == "json")
-    roles = ("dealer", "rules", "settlement", "audit") if role == "all" else (role,)
+    roles = ("dealer", "rules", "settlement", "audit", "log") if role == "all" else (role,)
     node = Node(
         roles=roles,
         database_url=s.database_url,
@@ -284,7 +289,7 @@ def cmd_fair(a: argparse.Namespace) -> int:
         if rev is None:
             print(f"shoe {a.shoe} is not revealed yet")
             return 1
-        c = fair.Commitment.from_shoe_opened(sp)
+        c = effective_commitment(events, [e.payload for e in events])
         dealt = []
         for info in st.list_streams(kind="hand", table_id=sp["table"], limit=100_000):
             if info.shoe_id != a.shoe:
@@ -292,6 +297,8 @@ def cmd_fair(a: argparse.Namespace) -> int:
             for e in st.read_stream(info.stream_id):
                 if e.type == g.CARD_DEALT:
                     dealt += [(int(x["pos"]), str(x["card"])) for x in e.payload["cards"]]
+        dealt.sort()
+        fair.check_in_order([p for p, _ in dealt], int(rev.payload.get("positions_used", -1)))
         seed = bytes.fromhex(rev.payload["server_seed"])
     else:
         if not (a.seed and a.commitment and a.deck):
@@ -312,29 +319,169 @@ def cmd_fair(a: argparse.Namespace) -> int:
 
 
 # -- audit / hands -------------------------------------------------------------------
+def _log_key(path: str | None) -> NoteVerifier | None:
+    """The log's verifier key an auditor pins: ``--log-key FILE`` or
+    ``CROUPIER_LOG_KEY`` (a file holding ``name+id+key``, e.g. the keys dir's log.vkey)."""
+    p = path or os.environ.get("CROUPIER_LOG_KEY")
+    return NoteVerifier.parse(Path(p).read_text(encoding="utf-8")) if p else None
+
+
+def _held(path: str | None, key: NoteVerifier | None) -> Checkpoint | None:
+    if not path:
+        return None
+    if key is None:
+        raise InvalidInput("--checkpoint needs the log's key (--log-key or CROUPIER_LOG_KEY)")
+    return open_checkpoint(Path(path).read_text(encoding="utf-8"), key)
+
+
+def _day(text: str) -> tuple[int, int]:
+    d = datetime.date.fromisoformat(text)
+    start = datetime.datetime(d.year, d.month, d.day, tzinfo=datetime.UTC)
+    ms = int(start.timestamp() * 1000)
+    return ms, ms + 86_400_000
+
+
+class _Bar:
+    """A progress bar on stderr, drawn only when stderr is a terminal."""
+
+    def __init__(self) -> None:
+        self.on = sys.stderr.isatty()
+        self.last = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if not self.on or (now - self.last < 0.1 and done < total):
+            return
+        self.last = now
+        width = 30
+        fill = width * done // max(total, 1)
+        sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{total} hands")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def _print_log_audit(la: Any, as_json: bool) -> None:
+    if as_json:
+        _json(la.to_json_dict())
+        return
+    for r in la.failed:
+        print(f"FAIL {r.hand_id}: first bad event {r.stream}#{r.seq}: {r.reason}: {r.message}")
+    for f in la.findings:
+        where = f" {f.hand_id}" if f.hand_id else ""
+        print(f"FAIL{where}: {f.reason}: {f.message}")
+    for r in la.pending:
+        print(f"PENDING {r.hand_id}: {r.verdict.value}")
+    c = la.counts
+    parts = ", ".join(f"{c[v.value]} {v.value}" for v in Verdict if c[v.value])
+    line = f"audit: {la.total} hands ({parts or 'none'}); {len(la.findings)} failures across hands"
+    if la.whole:
+        line += f"; log of {la.log_size} seals, {la.checkpoints_checked} checkpoints checked" + (
+            f" ({la.unverified_checkpoints} not verified: no --log-key)"
+            if la.unverified_checkpoints
+            else ""
+        )
+    print(line)
+    failures = len(la.failed) + len(la.findings)
+    print(f"audit FAILED: {failures} failures" if failures else "audit passed")
+
+
 def cmd_audit(a: argparse.Namespace) -> int:
+    key = _log_key(a.log_key)
+    held = _held(a.checkpoint, key)
     if a.file:
         x = load(Path(a.file).read_text(encoding="utf-8"))
         rep = audit_hand(x.hand_id, x.hand, x.shoe, x.registry(), x.settlement)
-        _json(rep.to_json_dict())
-        return 0 if rep.ok else 1
-    from croupier_services.audit import Auditor
+        d = rep.to_json_dict()
+        rc = 1 if rep.failed else 0
+        if key is None:
+            d["log"] = {"verified": False, "message": "no --log-key: the log was not checked"}
+        else:
+            try:
+                cp = verify_log(x, key, held)
+                d["log"] = {"verified": True, "origin": cp.origin, "size": cp.size}
+            except IntegrityError as e:
+                d["log"] = {"verified": False, "reason": e.reason, "message": e.message}
+                rc = 1
+        _json(d)
+        return rc
+    from croupier_services.audit import Auditor, LogAudit
 
     auditor = Auditor(_store(Settings.from_env("audit")))
-    ids = [a.hand] if a.hand else auditor.hand_ids(table_id=a.table, variant=a.variant)
-    counts = {v.value: 0 for v in Verdict}
-    for rep in auditor.audit_range(ids):
-        hid = rep.hand_id
-        counts[rep.verdict.value] += 1
-        if not rep.ok:
+    if a.hand:
+        rep = auditor.audit(a.hand)
+        if rep.failed:
             print(
-                f"FAIL {hid}: first bad event {rep.stream}#{rep.seq}: {rep.reason}: {rep.message}"
+                f"FAIL {rep.hand_id}: first bad event {rep.stream}#{rep.seq}: "
+                f"{rep.reason}: {rep.message}"
             )
-            return 1
-        if a.hand:
-            _json(rep.to_json_dict())
-    print(f"audit passed: {counts}")
+        _json(rep.to_json_dict())
+        return 1 if rep.failed else 0
+    since, until = _day(a.day) if a.day else (a.since, a.until)
+    if a.all or since is not None or until is not None:
+        if a.table or a.variant:
+            raise InvalidInput("--all and a time range audit every table and variant")
+        la = auditor.audit_log(
+            since_ms=since, until_ms=until, log_key=key, held=held, progress=_Bar()
+        )
+    else:
+        la = LogAudit(whole=False)
+        ids = list(auditor.hand_ids(table_id=a.table, variant=a.variant))
+        la.total = len(ids)
+        bar = _Bar()
+        for n, rep in enumerate(auditor.audit_range(ids), 1):
+            la.add(rep)
+            bar(n, la.total)
+    _print_log_audit(la, a.json)
+    return 1 if la.has_failures else 0
+
+
+# -- checkpoints ---------------------------------------------------------------------
+def cmd_checkpoint(a: argparse.Namespace) -> int:
+    from croupier_services.tlog import log_signer, publish
+
+    keys_dir = a.dir or Settings.from_env("log").keys_dir
+    if a.action == "key":
+        print(log_signer(keys_dir, create=True).verifier.encode())
+        return 0
+    st = _store(Settings.from_env("audit"))
+    if a.action == "publish":
+        cp = publish(st, log_signer(keys_dir)) or st.latest_checkpoint()
+        if cp is None:
+            raise InvalidInput("the log is empty: nothing to checkpoint")
+        _write(cp.note, a.output)
+        return 0
+    if a.action == "latest":
+        cp = st.latest_checkpoint() if a.size is None else st.checkpoint_at(a.size)
+        if cp is None:
+            raise InvalidInput("no checkpoint has been published yet")
+        _write(cp.note, a.output)
+        return 0
+    # verify OLD NEW
+    key = _log_key(a.log_key)
+    if key is None:
+        raise InvalidInput("checkpoint verify needs the log's key (--log-key or CROUPIER_LOG_KEY)")
+    old = open_checkpoint(Path(a.old).read_text(encoding="utf-8"), key)
+    new = open_checkpoint(Path(a.new).read_text(encoding="utf-8"), key)
+    if old.size > new.size:
+        old, new = new, old
+    if a.proof:
+        proof = [bytes.fromhex(x) for x in Path(a.proof).read_text(encoding="utf-8").split()]
+    else:
+        proof = st.consistency_proof(old.size, new.size)
+    merkle.verify_consistency(old.size, new.size, old.root, new.root, proof)
+    print(
+        f"OK: checkpoint {new.size} of {new.origin} extends checkpoint {old.size} "
+        f"({len(proof)} proof hashes)"
+    )
     return 0
+
+
+def _write(text: str, path: str | None) -> None:
+    if path:
+        Path(path).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
 
 
 def cmd_hand_history(a: argparse.Namespace) -> int:
@@ -374,7 +521,7 @@ def cmd_hand(a: argparse.Namespace) -> int:
     if a.action == "export":
         from croupier_services.audit import load_hand
 
-        text = dump(load_hand(_store(Settings.from_env("audit")), a.id))
+        text = dump(load_hand(_store(Settings.from_env("audit")), a.id, a.size))
         if a.output:
             Path(a.output).write_text(text, encoding="utf-8")
         else:
@@ -396,7 +543,7 @@ def cmd_hand(a: argparse.Namespace) -> int:
             "audit": rep.to_json_dict()["first_bad"],
         }
     )
-    return 0 if rep.ok else 1
+    return 1 if rep.failed else 0
 
 
 def parser() -> argparse.ArgumentParser:
@@ -422,7 +569,7 @@ def parser() -> argparse.ArgumentParser:
     d.set_defaults(fn=cmd_demo)
 
     s = sub.add_parser("serve", help="run one service (or all) against CROUPIER_* settings")
-    s.add_argument("role", choices=["dealer", "rules", "settlement", "audit", "all"])
+    s.add_argument("role", choices=["dealer", "rules", "settlement", "audit", "log", "all"])
     s.add_argument("--variant", action="append", help="rules: serve this variant (repeat)")
     s.add_argument("--embedded-nats", action="store_true", help="start a nats-server here")
     s.set_defaults(fn=cmd_serve)
@@ -489,12 +636,34 @@ def parser() -> argparse.ArgumentParser:
     f.add_argument("--cards", help="POS:CARD,... e.g. 0:As,1:Td")
     f.set_defaults(fn=cmd_fair)
 
-    au = sub.add_parser("audit", help="replay and verify hands")
+    au = sub.add_parser("audit", help="replay and verify hands, or the whole log")
     au.add_argument("--hand")
     au.add_argument("--table")
     au.add_argument("--variant")
+    au.add_argument(
+        "--all", action="store_true", help="the whole log: every hand and the checks across them"
+    )
+    au.add_argument("--day", help="hands opened on this UTC day (YYYY-MM-DD), checked together")
+    au.add_argument("--since", type=int, help="hands opened at or after this time (ms)")
+    au.add_argument("--until", type=int, help="hands opened before this time (ms)")
+    au.add_argument("--json", action="store_true", help="one JSON document for machines")
     au.add_argument("--file", help="an exported hand (JSON lines)")
+    au.add_argument("--log-key", help="the log's verifier key file (log.vkey) to pin")
+    au.add_argument("--checkpoint", help="a signed checkpoint the auditor holds")
     au.set_defaults(fn=cmd_audit)
+
+    ck = sub.add_parser("checkpoint", help="the transparency log's signed checkpoints")
+    ck.add_argument("action", choices=["key", "publish", "latest", "verify"])
+    ck.add_argument("old", nargs="?", help="verify: the older checkpoint file")
+    ck.add_argument("new", nargs="?", help="verify: the newer checkpoint file")
+    ck.add_argument("--dir", help="keys dir holding log.key (default CROUPIER_KEYS_DIR)")
+    ck.add_argument("--size", type=int, help="latest: the checkpoint of this tree size")
+    ck.add_argument("--log-key", help="verify: the log's verifier key file (log.vkey)")
+    ck.add_argument(
+        "--proof", help="verify: consistency proof file (hex hashes) instead of the store"
+    )
+    ck.add_argument("-o", "--output")
+    ck.set_defaults(fn=cmd_checkpoint)
 
     h = sub.add_parser("hand", help="export, replay or describe a hand")
     h.add_argument("action", choices=["export", "replay", "history"])
@@ -503,6 +672,9 @@ def parser() -> argparse.ArgumentParser:
     h.add_argument("--unsigned", action="store_true", help="replay an unsigned hand script")
     h.add_argument("--tz", help="history: IANA time zone of times (default CROUPIER_REPORT_TZ)")
     h.add_argument("--phh", action="store_true", help="history: as PHH (必下德州 only)")
+    h.add_argument(
+        "--size", type=int, help="export: prove inclusion in the checkpoint of this tree size"
+    )
     h.set_defaults(fn=cmd_hand)
 
     rp = sub.add_parser("report", help="money per table and variant on a day, from the ledger")

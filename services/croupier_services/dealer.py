@@ -554,12 +554,12 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
 
         def apply() -> tuple[str, Batch, gateway_pb2.PlaceBetsResponse]:
             h = self.dealer.hand(request.hand_id)
-            b = self.dealer.place_bets(request.hand_id, bets)
+            b = self.dealer.place_bets(request.hand_id, bets, request.client_seed)
             return (
                 h.table_id,
                 b,
                 gateway_pb2.PlaceBetsResponse(
-                    hand_id=request.hand_id, accepted=len(bets), last_seq=b.events[-1].seq
+                    hand_id=request.hand_id, accepted=len(bets), last_seq=h.writer.next_seq - 1
                 ),
             )
 

@@ -333,7 +333,7 @@ async def run_demo(
     if metrics_port < 0:
         metrics_port = free_port()
     node = Node(
-        roles=("dealer", "rules", "settlement", "audit"),
+        roles=("dealer", "rules", "settlement", "audit", "log"),
         database_url=db_url,
         keys_dir=str(workdir / "keys"),
         nats_url=nats_url,
@@ -429,7 +429,7 @@ async def _drive(
             async for resp in au.VerifyRange(audit_pb2.VerifyRangeRequest(variant=variant)):
                 rep = resp.report
                 verdicts[audit_pb2.AuditVerdict.Name(rep.verdict)] += 1
-                if not rep.ok and first_bad is None:
+                if rep.verdict == audit_pb2.AUDIT_VERDICT_FAIL and first_bad is None:
                     first_bad = f"{rep.hand_id} #{rep.first_bad_seq}: {rep.reason}: {rep.message}"
                 aprog.step()
         t_audit = time.perf_counter() - t_a

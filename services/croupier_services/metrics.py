@@ -117,6 +117,7 @@ def serve(
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     return httpd
 
+
 OUTBOX_DEPTH = Gauge(
     "croupier_outbox_depth", "Messages committed and not yet published", ["producer"]
 )
@@ -164,8 +165,6 @@ CONSUMER_STALLED = Gauge(
 HEALTH = Gauge(
     "croupier_health_ok", "1 when a dependency or loop of this process is healthy", ["check"]
 )
-
-
 
 
 BUILD_INFO = Info("croupier_build", "Version of the running Croupier build")

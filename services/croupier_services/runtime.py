@@ -41,6 +41,7 @@ from croupier_services.security import (
     viewer_authorizer,
 )
 from croupier_services.settlement import SettlementServicer, SettlementWorker
+from croupier_services.tlog import log_signer, run_publisher
 
 log = logging.getLogger("croupier")
 
@@ -71,7 +72,8 @@ def load_signers(store: EventStore, keys_dir: str) -> dict[str, Signer]:
 
 @dataclass
 class Node:
-    """One process: any subset of dealer, rules, settlement, audit.
+    """One process: any subset of dealer, rules, settlement, audit, log (the checkpoint
+    publisher).
 
     Start-up never waits on NATS: the store, the gRPC server, health and metrics come
     up first; the bus is joined in the background (retried with backoff), then the
@@ -160,6 +162,11 @@ class Node:
                 SettlementServicer(self.store), self.server
             )
             served.append(SERVICE_NAMES["settlement"])
+        if "log" in self.roles:  # the checkpoint publisher, with the log's own key
+            signer = log_signer(self.keys_dir, create=True)
+            self.tasks.append(
+                asyncio.create_task(run_publisher(self.store, signer, self.stop_event))
+            )
         if "audit" in self.roles:
             audit_pb2_grpc.add_AuditServiceServicer_to_server(
                 AuditServicer(self.store), self.server

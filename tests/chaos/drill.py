@@ -388,9 +388,7 @@ class Load:
         if hand is None:
             return None
         try:
-            v = await self._call(
-                self.gw.GetHandView, gateway_pb2.GetHandViewRequest(hand_id=hand)
-            )
+            v = await self._call(self.gw.GetHandView, gateway_pb2.GetHandViewRequest(hand_id=hand))
         except grpc.aio.AioRpcError as e:
             if e.code() == grpc.StatusCode.NOT_FOUND:
                 return None  # the hand was never stored: open a new one
@@ -449,9 +447,7 @@ class Drill:
     # -- set-up ---------------------------------------------------------------------
     def env(self, **extra: str) -> dict[str, str]:
         assert self.nats is not None
-        env = {
-            k: v for k, v in os.environ.items() if not k.startswith(("CROUPIER_", "PYTEST"))
-        }
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("CROUPIER_", "PYTEST"))}
         env.update(
             CROUPIER_NATS_URL=self.nats.url,
             CROUPIER_DATABASE_URL=self.database.url,
@@ -576,8 +572,10 @@ class Drill:
         try:
             si = await bus.js.stream_info(subjects.STREAM)
             out: dict[str, Any] = {
-                "stream": {"messages": si.state.messages, "leader": si.cluster.leader
-                           if si.cluster else None}
+                "stream": {
+                    "messages": si.state.messages,
+                    "leader": si.cluster.leader if si.cluster else None,
+                }
             }
             for d in ("rules_baccarat", "settlement"):
                 ci = await bus.js.consumer_info(subjects.STREAM, d)
@@ -627,8 +625,9 @@ class Drill:
         try:
             with store.engine.connect() as c:
                 return int(
-                    c.exec_driver_sql("SELECT coalesce(max(global_pos), 0) FROM events")
-                    .scalar_one()
+                    c.exec_driver_sql(
+                        "SELECT coalesce(max(global_pos), 0) FROM events"
+                    ).scalar_one()
                 )
         finally:
             store.close()
@@ -733,9 +732,7 @@ class Drill:
             seals = [s for s in store.seals_for(hid) if s.producer in ("dealer", "gateway")]
             tampered = wire.encode("hand", full[:closed], seals)  # cut before hand.closed
             player = f'"{full[0].payload["table"]}_p1"'.encode()
-            nul = wire.encode("hand", full[: closed + 1], seals).replace(
-                player, b'"\\u0000p1"', 1
-            )
+            nul = wire.encode("hand", full[: closed + 1], seals).replace(player, b'"\\u0000p1"', 1)
             subj = subjects.subject("hand", VARIANT, "poison")
             items = [
                 (subj, b'{"kind": "hand", "events": [', "poison:json"),

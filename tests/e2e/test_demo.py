@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 
 from croupier.games.registry import variants
+from croupier.store import Store
+from croupier.tlog.note import NoteVerifier
+from croupier_services.audit import Auditor
 from croupier_services.demo import run_demo
 
 pytestmark = pytest.mark.e2e
@@ -33,9 +36,22 @@ async def test_demo_settles_and_audits_every_hand(
     assert sorted(p.name for p in (tmp_path / "keys").iterdir()) == [
         "dealer.key",
         "gateway.key",
+        "log.key",
+        "log.vkey",
         "rules.key",
         "settlement.key",
     ]
+    # the log publisher signed a checkpoint of every seal on the way out, and the whole
+    # log audits clean under the log's verifier key
+    store = Store.open(f"sqlite:///{tmp_path / 'croupier.sqlite'}")
+    try:
+        cp = store.latest_checkpoint()
+        assert cp is not None and cp.size == store.tlog_size() > 0
+        key = NoteVerifier.parse((tmp_path / "keys" / "log.vkey").read_text(encoding="utf-8"))
+        la = Auditor(store).audit_log(log_key=key)
+        assert la.ok and la.checkpoints_checked >= 1, la.to_json_dict()
+    finally:
+        store.close()
 
 
 async def test_every_variant_plays_settles_and_audits(

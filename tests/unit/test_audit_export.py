@@ -176,8 +176,17 @@ def test_the_built_hand_looks_like_the_clusters(built: Built) -> None:
 
 def test_pending_reveal_before_the_shoe_is_revealed(built: Built) -> None:
     rep = built.audit(shoe=built.shoe)
-    assert rep.verdict is Verdict.PENDING_REVEAL and rep.ok
-    assert rep.checks == ["chain", "producers", "seals", "shoe", "rules", "outcome", "settlement"]
+    assert rep.verdict is Verdict.PENDING_REVEAL and not rep.ok and not rep.failed
+    assert rep.checks == [
+        "chain",
+        "producers",
+        "seals",
+        "shoe",
+        "rules",
+        "shoe_order",
+        "outcome",
+        "settlement",
+    ]
     assert rep.to_json_dict()["first_bad"] is None
 
 
@@ -190,6 +199,7 @@ def test_pass_after_the_reveal(built: Built) -> None:
         "seals",
         "shoe",
         "rules",
+        "shoe_order",
         "outcome",
         "settlement",
         "fairness",
@@ -327,8 +337,12 @@ def test_a_card_dealt_twice(built: Built) -> None:
     specs[k] = (g.CARD_DEALT, "dealer", {"cards": cards})
     hand, hs = finish(rechain(HAND, specs))
     rep = built.audit(hand=hand, stored=StoredSettlement(hs.record_bytes, hs.postings))
-    assert rep.verdict is Verdict.FAIL and rep.reason == "unfair_deal"
-    assert "twice" in rep.message
+    # a position dealt again is a position out of order: named before any reveal
+    assert rep.verdict is Verdict.FAIL and rep.reason == "shoe_order"
+    assert f"position {cards[1]['pos']} dealt where position {cards[2]['pos'] + 1} was next" in (
+        rep.message
+    )
+    assert built.audit(hand=hand, shoe=built.shoe, stored=None).reason == "shoe_order"
 
 
 def test_a_shoe_with_a_different_commitment(built: Built) -> None:

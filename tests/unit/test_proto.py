@@ -286,6 +286,7 @@ def test_audit_verdict_values() -> None:
         "AUDIT_VERDICT_PASS": 1,
         "AUDIT_VERDICT_FAIL": 2,
         "AUDIT_VERDICT_PENDING_REVEAL": 3,
+        "AUDIT_VERDICT_PENDING_OPEN": 4,
     }
 
 

@@ -88,6 +88,8 @@ HAND_SETTLED = "hand.settled"
 AWAY = "away"  # the action.taken by which a seat hands itself over to 托管
 SHOE_OPENED = "shoe.opened"
 SHOE_REVEALED = "shoe.revealed"
+SHOE_CLIENT_SEED = "shoe.client_seed"  # a player's own client seed, before any deal
+HAND_VOIDED = "hand.voided"  # settlement's signed authority for a ledger void
 
 # Who may write each event type. A log where, say, the dealer's key placed a bet is
 # refused even if every signature is good.
@@ -104,6 +106,8 @@ PRODUCER_OF = {
     ACTION_TAKEN: "gateway",
     HAND_OUTCOME: "rules",
     HAND_SETTLED: "settlement",
+    SHOE_CLIENT_SEED: "gateway",
+    HAND_VOIDED: "settlement",
 }
 
 

@@ -177,7 +177,7 @@ def doudizhu_three_step(
     landlord could lose more than carried; step 03's formula is taken by size (as written
     its sign would be wrong for a farmer win); the boundary case of equal totals gives
     the same figures under 02 and 03. The 95% in the score formulas (1.4.4) is the
-    5% rake (1.4.3), taken after this step, in DESIGN order.
+    5% rake (1.4.3), taken after this step, in the order README.md (Money) states.
     """
     sc = _exact_map(scores, "scores")
     if landlord not in sc:

@@ -66,7 +66,7 @@ class RakeBasis(StrEnum):
 
 
 SOURCE_RAKE = (
-    "DESIGN.md Money; 000 必下德州规则 item 7 (5% of the winner's profit) "
+    "README.md, Money; 000 必下德州规则 item 7 (5% of the winner's profit) "
     "and the same rule in 000/001"
 )
 

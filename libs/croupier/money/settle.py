@@ -1,6 +1,6 @@
 """The settlement pipeline for claim-based hands, and the house-banked flavour.
 
-:func:`settle` runs, in DESIGN.md order:
+:func:`settle` runs, in the order README.md (Money) states:
 
 1. **theoretical** - the claims as the game's formula gives them (exact);
 2. **caps** (封顶) - each :mod:`~croupier.money.caps` rule in turn;
@@ -13,7 +13,7 @@
 5. **rake** - on the variant's basis (:mod:`~croupier.money.rake`): each
    participant's net profit for the hand, or each won comparison, truncated.
 
-DESIGN.md lists rake before rounding. Here the rake is still taken on each net profit
+The design brief lists rake before rounding. Here the rake is still taken on each net profit
 after liability, but on the profit as rounded, because that is what the participant
 actually receives - so ``rake <= rate * profit`` holds for the figures in the record.
 For the seeds' rates (5% and 2%, whose reciprocals are whole numbers)
@@ -89,7 +89,7 @@ HOUSE: Final = "house"
 RULE_THEORETICAL: Final = "theoretical"
 RULE_ROUNDING: Final = "truncate_from_receiver"
 SOURCE_ROUNDING: Final = (
-    "DESIGN.md Money: a fraction of a minor unit is truncated from the receiver and stays "
+    "README.md, Money: a fraction of a minor unit is truncated from the receiver and stays "
     "with the payer"
 )
 NET_SPOT: Final = "net"
@@ -469,7 +469,7 @@ class Wager:
 
 SOURCE_AGAINST_HOUSE: Final = (
     "wager x profit multiple, house as counterparty; each spot paid on its own, "
-    "fractions truncated from the receiver (DESIGN.md Money)"
+    "fractions truncated from the receiver (README.md, Money)"
 )
 
 

@@ -6,7 +6,7 @@ pro-rata example pays 12.5 and 37.5 points: 001, 三公, 特殊情况), so one p
 as a whole number of minor units.
 
 Intermediate values are :class:`fractions.Fraction` (never ``float``) and are rounded
-once. The rounding rule (DESIGN.md, "Money"): a fraction of a minor unit is truncated
+once. The rounding rule (README.md, "Money"): a fraction of a minor unit is truncated
 from the receiver and stays with the payer. :func:`floor_to_unit` is that truncation for
 an amount that someone receives; the payer's side of the same payment is the same
 integer, so a payment rounded this way can never unbalance a settlement.

@@ -44,6 +44,7 @@ from croupier.store.requests import RequestRecord, RequestStore
 from croupier.store.secrets import SecretStore, SeedBox
 from croupier.store.settlements import Settlement, SettlementStore
 from croupier.store.tables import TableRecord, TableRegistry
+from croupier.store.tlog import TransparencyLog
 
 
 class UnitOfWork:
@@ -160,9 +161,11 @@ class Store(
     RequestStore,
     TableRegistry,
     TableFeed,
+    TransparencyLog,
 ):
     """The system of record: event log, ledger, settlements, keys, dealer secrets, table
-    grants, gateway request records, the dealer's table registry and the table feed."""
+    grants, gateway request records, the dealer's table registry, the table feed and
+    the transparency log."""
 
     @classmethod
     def open(cls, url: str, *, upgrade: bool = False, schema: str | None = None) -> Store:

@@ -39,7 +39,7 @@ from sqlalchemy.engine import Connection
 from croupier import canonical
 from croupier.errors import ChainError, DuplicateEvent, IdempotencyConflict, InvalidInput, NotFound
 from croupier.events import GENESIS, Event, Seal, SealEntry
-from croupier.store import schema
+from croupier.store import schema, tlog
 from croupier.store.db import AnyRow, Database
 
 StreamKind = Literal["hand", "shoe"]
@@ -420,6 +420,7 @@ def append(
                             )
                         ],
                     )
+                    tlog.append_seals(conn, new_seals)  # every stored seal gets its leaf
         except sa.exc.IntegrityError as exc:
             # A concurrent writer got there first: re-read and decide once more.
             if attempt:
@@ -555,6 +556,17 @@ def closed_hands_without_outcome(conn: Connection, since_ms: int) -> list[Stream
     return [_row_stream(r) for r in conn.execute(closed_hands_query(since_ms))]
 
 
+def first_events(
+    conn: Connection, after_stream_id: str | None = None, limit: int = 1000
+) -> list[Event]:
+    """The opening event (seq 0) of every stream, ordered by stream id: what the signed
+    log says each stream is, whatever the ``streams`` table says."""
+    q = sa.select(*_EVENT_COLS_ALL).where(_E.c.seq == 0).order_by(_E.c.stream_id)
+    if after_stream_id is not None:
+        q = q.where(_E.c.stream_id > after_stream_id)
+    return [_row_event(r) for r in conn.execute(q.limit(max(0, limit)))]
+
+
 def count_events(conn: Connection, stream_id: str | None = None) -> int:
     q = sa.select(sa.func.count()).select_from(_E)
     if stream_id is not None:
@@ -656,6 +668,10 @@ class EventLog(Database):
     def count_events(self, stream_id: str | None = None) -> int:
         with self._read() as conn:
             return count_events(conn, stream_id)
+
+    def first_events(self, after_stream_id: str | None = None, limit: int = 1000) -> list[Event]:
+        with self._read() as conn:
+            return first_events(conn, after_stream_id, limit)
 
     def tail(self, after_global_pos: int = 0, limit: int = 1000) -> list[LogEntry]:
         with self._read() as conn:

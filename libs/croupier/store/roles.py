@@ -7,7 +7,8 @@ or updates four roles, ``<prefix>dealer``, ``<prefix>rules``, ``<prefix>settleme
 | table | dealer | rules | settlement | audit |
 |---|---|---|---|---|
 | ``streams`` | read, insert | read | read | read |
-| ``events``, ``seals``, ``seal_heads`` | read, insert | read, insert | read, insert | read |
+| ``events``, ``seals``, ``seal_heads``, ``tlog_leaves``, ``tlog_nodes`` | read, insert | read, insert | read, insert | read |
+| ``tlog_checkpoints`` | — | — | — | read |
 | ``keys`` | read | read | read | read |
 | ``dealer_secrets`` | read, insert | — | — | — |
 | ``table_grants`` | read, insert | — | — | — |
@@ -21,8 +22,8 @@ or updates four roles, ``<prefix>dealer``, ``<prefix>rules``, ``<prefix>settleme
 No role may UPDATE anything but the dealer's table registry (a derived index of the
 log, updated in place), nor DELETE outside the outbox (whose relay deletes what
 JetStream acknowledged) and the dealer's expired gateway request ids (the history
-tables' append-only triggers refuse it even to the owner); keys are registered and revoked by the owner (operator) only. The
-roles are ``NOLOGIN`` groups unless login passwords are given, so a deployment can
+tables' append-only triggers refuse it even to the owner); keys are registered and
+revoked, and log checkpoints signed, by the owner (operator) only. The roles are ``NOLOGIN`` groups unless login passwords are given, so a deployment can
 either log in as them (compose, k8s: one database identity per service) or grant them
 to login users of its own.
 """
@@ -38,7 +39,9 @@ from sqlalchemy.engine import Engine
 from croupier.errors import InvalidInput
 
 SERVICES = ("dealer", "rules", "settlement", "audit")
-_LOG = ("events", "seals", "seal_heads")
+_LOG = ("events", "seals", "seal_heads", "tlog_leaves", "tlog_nodes")
+"""What every producer appends in the transaction of its events: the transparency log's
+leaf for each seal and the tree's new right edge come with the seal."""
 _MONEY = ("ledger_transactions", "ledger_postings", "settlements")
 
 GRANTS: dict[str, dict[str, str]] = {
@@ -75,6 +78,7 @@ GRANTS: dict[str, dict[str, str]] = {
         **{t: "SELECT" for t in _LOG},
         "keys": "SELECT",
         "dealer_tables": "SELECT",
+        "tlog_checkpoints": "SELECT",
         **{t: "SELECT" for t in _MONEY},
         "dead_letters": "SELECT",
         "alembic_version": "SELECT",

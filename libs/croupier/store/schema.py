@@ -230,6 +230,33 @@ settlements = Table(
     Index(None, "settled_at_ms"),
 )
 
+tlog_leaves = Table(
+    "tlog_leaves",
+    metadata,
+    Column("leaf_index", BigInteger, primary_key=True, autoincrement=False),
+    Column("seal_id", String(32), ForeignKey("seals.seal_id"), nullable=False),
+    UniqueConstraint("seal_id"),
+    CheckConstraint("leaf_index >= 0", name="leaf_index"),
+)
+
+tlog_nodes = Table(
+    "tlog_nodes",
+    metadata,
+    # a perfect subtree (level, index) is the one key (level << 56) | index, so a batch
+    # of lookups is one primary-key IN list on every backend
+    Column("node", BigInteger, primary_key=True, autoincrement=False),
+    Column("hash", Bytes(HASH_LEN), nullable=False),
+)
+
+tlog_checkpoints = Table(
+    "tlog_checkpoints",
+    metadata,
+    Column("tree_size", BigInteger, primary_key=True, autoincrement=False),
+    Column("root_hash", Bytes(HASH_LEN), nullable=False),
+    Column("note", Text, nullable=False),
+    Column("published_at_ms", BigInteger, nullable=False),
+)
+
 REQUEST_ID_LEN = 128
 """Longest gateway request id."""
 
@@ -256,6 +283,9 @@ APPEND_ONLY_TABLES: tuple[str, ...] = (
     "ledger_transactions",
     "ledger_postings",
     "settlements",
+    "tlog_leaves",
+    "tlog_nodes",
+    "tlog_checkpoints",
 )
 """Tables on which the database refuses UPDATE and DELETE (triggers, see migrations)."""
 

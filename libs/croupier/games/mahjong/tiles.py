@@ -1,6 +1,6 @@
 """Mahjong tiles as indices, and the few facts about them the rules need.
 
-Notation (DESIGN.md): ``1m-9m`` 万, ``1p-9p`` 筒, ``1s-9s`` 条, ``1z-7z`` = East, South,
+Notation (README.md conventions): ``1m-9m`` 万, ``1p-9p`` 筒, ``1s-9s`` 条, ``1z-7z`` = East, South,
 West, North, White (白), Green (发), Red (中). Inside the engine a tile is an index
 ``0..33``: 万 0-8, 筒 9-17, 条 18-26, honours 27-33; a hand is a list of 34 counts.
 """

@@ -13,10 +13,12 @@ class AuditVerdict(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     AUDIT_VERDICT_PASS: _ClassVar[AuditVerdict]
     AUDIT_VERDICT_FAIL: _ClassVar[AuditVerdict]
     AUDIT_VERDICT_PENDING_REVEAL: _ClassVar[AuditVerdict]
+    AUDIT_VERDICT_PENDING_OPEN: _ClassVar[AuditVerdict]
 AUDIT_VERDICT_UNSPECIFIED: AuditVerdict
 AUDIT_VERDICT_PASS: AuditVerdict
 AUDIT_VERDICT_FAIL: AuditVerdict
 AUDIT_VERDICT_PENDING_REVEAL: AuditVerdict
+AUDIT_VERDICT_PENDING_OPEN: AuditVerdict
 
 class AuditReport(_message.Message):
     __slots__ = ("hand_id", "ok", "verdict", "first_bad_stream", "first_bad_seq", "reason", "message", "checks")

@@ -106,16 +106,18 @@ class Bet(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., spot: _Optional[str] = ..., amount_minor: _Optional[int] = ...) -> None: ...
 
 class PlaceBetsRequest(_message.Message):
-    __slots__ = ("hand_id", "bets", "request_id", "expected_seq")
+    __slots__ = ("hand_id", "bets", "client_seed", "request_id", "expected_seq")
     HAND_ID_FIELD_NUMBER: _ClassVar[int]
     BETS_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_SEED_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_SEQ_FIELD_NUMBER: _ClassVar[int]
     hand_id: str
     bets: _containers.RepeatedCompositeFieldContainer[Bet]
+    client_seed: str
     request_id: str
     expected_seq: int
-    def __init__(self, hand_id: _Optional[str] = ..., bets: _Optional[_Iterable[_Union[Bet, _Mapping]]] = ..., request_id: _Optional[str] = ..., expected_seq: _Optional[int] = ...) -> None: ...
+    def __init__(self, hand_id: _Optional[str] = ..., bets: _Optional[_Iterable[_Union[Bet, _Mapping]]] = ..., client_seed: _Optional[str] = ..., request_id: _Optional[str] = ..., expected_seq: _Optional[int] = ...) -> None: ...
 
 class PlaceBetsResponse(_message.Message):
     __slots__ = ("hand_id", "accepted", "last_seq")

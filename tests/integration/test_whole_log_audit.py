@@ -1,0 +1,335 @@
+"""The whole-log audit (``croupier audit --all``) over a real store filled by the
+running cluster: an untouched log passes, and each attack on the history is named —
+a deleted hand, an inserted hand or ledger transaction, a voided hand, a hand hidden by
+editing ``streams`` — while an authorised void passes. The transparency log's
+checkpoints, held by the auditor, show what the reconciliation alone could not (a
+deleted seal), and ``croupier checkpoint verify`` refuses a rewritten log even when the
+log's own key signed it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from croupier.audit import Finding
+from croupier.events import Event, Seal, heads_of, make_event, seal
+from croupier.games import base as g
+from croupier.pb.croupier.v1 import gateway_pb2
+from croupier.signing import Signer
+from croupier.store import LedgerTx, Posting, StreamInfo
+from croupier.tlog.note import Checkpoint, NoteSigner
+from croupier_services import cli
+from croupier_services.audit import Auditor, LogAudit
+
+from .harness import VARIANT, Cluster, now_ms, seat_entries, unique_table
+
+pytestmark = pytest.mark.integration
+
+BETS = [(1, "banker", 10_000), (2, "player", 20_000), (3, "tie", 5_000)]
+LOG = NoteSigner("croupier.test/log", Signer.from_seed("log", "croupier.test/log", bytes([5]) * 32))
+
+
+async def _history(c: Cluster, n: int = 4) -> tuple[str, list[str]]:
+    """``n`` settled coups at one table, the table closed (its shoe revealed)."""
+    c.fix_seeds("wholelog")
+    table = await c.open_table("wl")
+    hands = [await c.play_hand(table, bets=BETS) for _ in range(n)]
+    await c.wait_settled(n)
+    await c.gw.CloseTable(gateway_pb2.CloseTableRequest(table_id=table))
+    return table, hands
+
+
+def _audit(c: Cluster, held: Checkpoint | None = None) -> LogAudit:
+    return Auditor(c.store).audit_log(log_key=LOG.verifier, held=held)
+
+
+def _named(la: LogAudit, reason: str) -> list[Finding]:
+    return [f for f in la.findings if f.reason == reason]
+
+
+@contextmanager
+def _behind_its_back(c: Cluster) -> Iterator[Connection]:
+    """A connection that writes past the append-only triggers, as a database
+    administrator could."""
+    with c.store.engine.begin() as conn:
+        if c.store.dialect == "sqlite":
+            for (name,) in conn.exec_driver_sql(
+                "SELECT name FROM sqlite_master WHERE type = 'trigger'"
+            ).all():
+                conn.exec_driver_sql(f'DROP TRIGGER IF EXISTS "{name}"')
+        else:
+            conn.exec_driver_sql("SET LOCAL session_replication_role = replica")
+        yield conn
+
+
+def _checkpoint(c: Cluster, tmp: Path, name: str) -> tuple[Path, Checkpoint]:
+    cp = c.store.publish_checkpoint(LOG, now_ms(), force=True)
+    assert cp is not None
+    path = tmp / name
+    path.write_text(cp.note, encoding="utf-8")
+    return path, Checkpoint(LOG.name, cp.size, cp.root)
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    capsys.readouterr()
+    rc = cli.main(list(argv))
+    return rc, capsys.readouterr().out
+
+
+async def test_an_untouched_log_passes_and_checkpoints_stay_consistent(
+    cluster: Cluster,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    c = cluster
+    _, hands = await _history(c, 3)
+    old_path, old = _checkpoint(c, tmp_path, "old.cp")
+    la = _audit(c, held=old)
+    assert la.ok and la.findings == [] and la.counts["pass"] == 3, la.to_json_dict()
+    assert la.log_size == c.store.tlog_size() and la.checkpoints_checked == 2
+
+    # more history, a newer checkpoint: consistent with the old one
+    t2 = await c.open_table("wl2")
+    await c.play_hand(t2, bets=BETS)
+    await c.wait_settled(4)
+    new_path, new = _checkpoint(c, tmp_path, "new.cp")
+    assert new.size > old.size
+    vkey = tmp_path / "log.vkey"
+    vkey.write_text(LOG.verifier.encode() + "\n", encoding="utf-8")
+    monkeypatch.setenv("CROUPIER_DATABASE_URL", c.database.cli_url)
+    rc, out = _cli(
+        capsys, "checkpoint", "verify", str(old_path), str(new_path), "--log-key", str(vkey)
+    )
+    assert rc == 0 and f"checkpoint {new.size}" in out, out
+
+    # the operator's log key signs a rewritten history at the same size as ``new``: the
+    # store's consistency proof cannot link it to ``old``
+    forged = Checkpoint(LOG.name, new.size, bytes(32)).sign(LOG)
+    fpath = tmp_path / "forged.cp"
+    fpath.write_text(forged, encoding="utf-8")
+    rc, _ = _cli(capsys, "checkpoint", "verify", str(old_path), str(fpath), "--log-key", str(vkey))
+    assert rc == 1
+
+    # the command line, for machines: one JSON document, ok means PASS everywhere
+    rc, out = _cli(
+        capsys, "audit", "--all", "--json", "--log-key", str(vkey), "--checkpoint", str(old_path)
+    )
+    doc = json.loads(out)
+    # the second table is still open: its shoe is not revealed, so its hand is pending
+    assert rc == 0 and doc["ok"] is False and doc["failures"] == []
+    assert doc["totals"]["pending_reveal"] == 1 and doc["totals"]["pass"] == 3
+    assert [p["verdict"] for p in doc["pending"]] == ["pending_reveal"]
+
+    # an export carries proofs that verify against the held checkpoint
+    exp = tmp_path / "h.jsonl"
+    rc, _ = _cli(capsys, "hand", "export", hands[0], "-o", str(exp), "--size", str(old.size))
+    assert rc == 0
+    rc, out = _cli(
+        capsys, "audit", "--file", str(exp), "--log-key", str(vkey), "--checkpoint", str(old_path)
+    )
+    assert rc == 0 and json.loads(out)["log"]["verified"] is True, out
+    # ... and one seal rewritten in the export (its signature kept) is not in the log
+    lines = exp.read_text(encoding="utf-8").splitlines()
+    i = next(n for n, line in enumerate(lines) if '"kind": "seal"' in line)
+    d = json.loads(lines[i])
+    d["sealed_at_ms"] += 1
+    lines[i] = json.dumps(d, ensure_ascii=False, sort_keys=True)
+    exp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    rc, out = _cli(
+        capsys, "audit", "--file", str(exp), "--log-key", str(vkey), "--checkpoint", str(old_path)
+    )
+    assert rc == 1 and json.loads(out)["log"]["verified"] is False
+
+
+async def test_a_deleted_hand_is_named(
+    cluster: Cluster,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    c = cluster
+    _, (h1, h2, h3, _) = await _history(c)
+    cp_path, held = _checkpoint(c, tmp_path, "held.cp")
+    only_h2 = [s.seal_id for s in c.store.seals_for(h2) if {e.stream for e in s.entries} == {h2}]
+    assert only_h2
+    with _behind_its_back(c) as conn:
+        tx = conn.execute(
+            sa.text("SELECT tx_id FROM ledger_transactions WHERE hand_id = :h"), {"h": h2}
+        ).scalar_one()
+        for sql in (
+            "DELETE FROM seal_heads WHERE stream_id = :h",
+            "DELETE FROM events WHERE stream_id = :h",
+            "DELETE FROM settlements WHERE hand_id = :h",
+            f"DELETE FROM ledger_postings WHERE tx_id = {int(tx)}",
+            "DELETE FROM ledger_transactions WHERE hand_id = :h",
+            "DELETE FROM streams WHERE stream_id = :h",
+        ):
+            conn.execute(sa.text(sql), {"h": h2})
+    la = _audit(c, held)
+    gap = _named(la, "hand_number_gap")
+    assert [f.hand_id for f in gap] == [h2], la.to_json_dict()
+    assert h1 in gap[0].message and h3 in gap[0].message
+    assert any(f.reason == "shoe_order" and f.hand_id == h3 for f in la.findings)
+    assert not la.failed  # every remaining hand is fine on its own: only the whole log shows it
+
+    # deleting its seals too (and their leaves) breaks the log the auditor holds a
+    # checkpoint of
+    with _behind_its_back(c) as conn:
+        for sid in only_h2:
+            conn.execute(sa.text("DELETE FROM tlog_leaves WHERE seal_id = :s"), {"s": sid})
+            conn.execute(sa.text("DELETE FROM seals WHERE seal_id = :s"), {"s": sid})
+    la = _audit(c, held)
+    assert any(f.reason.startswith("log_") for f in la.findings), la.to_json_dict()
+
+    vkey = tmp_path / "log.vkey"
+    vkey.write_text(LOG.verifier.encode(), encoding="utf-8")
+    monkeypatch.setenv("CROUPIER_DATABASE_URL", c.database.cli_url)
+    rc, out = _cli(capsys, "audit", "--all", "--log-key", str(vkey), "--checkpoint", str(cp_path))
+    assert rc == 1
+    assert f"FAIL {h2}: hand_number_gap" in out and "audit FAILED" in out, out
+
+
+async def test_an_inserted_hand_and_an_inserted_transaction_are_named(cluster: Cluster) -> None:
+    c = cluster
+    table, (_, h2, _, _) = await _history(c)
+    # a forger holding every key copies hand 2 under a new id, through the store's own
+    # API (so the log appends it and stays consistent with every checkpoint)
+    src = c.store.read_stream(h2)
+    forged_id = f"{table}_h2x"
+    events: list[Event] = []
+    prev = src[0].prev_hash
+    for e in src:
+        ne = make_event(forged_id, e.seq, e.type, e.producer, e.key_id, prev, e.payload)
+        events.append(ne)
+        prev = ne.hash
+    seals: list[Seal] = [
+        seal(c.signers[p], heads_of([e for e in events if e.producer == p]), now_ms())
+        for p in sorted({e.producer for e in events})
+    ]
+    info = c.store.stream_info(h2)
+    c.store.append(
+        events,
+        seals,
+        [StreamInfo(forged_id, "hand", VARIANT, table, info.shoe_id, info.opened_at_ms)],
+    )
+    settled = next(e for e in events if e.type == g.HAND_SETTLED).payload
+    c.store.post(
+        LedgerTx(
+            f"settle:{forged_id}",
+            forged_id,
+            tuple(Posting(a, n) for a, n in settled["postings"]),
+        ),
+        now_ms(),
+    )
+    # and a transaction for no hand at all
+    c.store.post(
+        LedgerTx(
+            "settle:ghost", "ghost", (Posting("player:x", 500), Posting("house:baccarat", -500))
+        ),
+        now_ms(),
+    )
+    la = _audit(c)
+    assert [f.hand_id for f in _named(la, "hand_number_duplicate")] == [forged_id]
+    assert any(f.reason == "shoe_order" for f in la.findings)
+    assert [f.hand_id for f in _named(la, "ledger_orphan")] == ["ghost"]
+    assert [f.hand_id for f in _named(la, "settlement_tx_mismatch")] == [forged_id]
+    bal = {f.account: f.amount for f in _named(la, "balance_mismatch")}
+    assert bal == {"player:x": 500, "house:baccarat": -500}, la.to_json_dict()
+
+
+async def test_a_voided_hand_is_named_unless_authorised(cluster: Cluster) -> None:
+    c = cluster
+    _, (_, h2, h3, _) = await _history(c)
+    settle2 = c.store.transaction_for(h2)
+    c.store.void(h2, "goodwill", now_ms())
+    # h3's void is authorised: settlement signs a hand.voided in the hand's own log
+    last = c.store.read_stream(h3)[-1]
+    sig = c.signers["settlement"]
+    ev = make_event(
+        h3,
+        last.seq + 1,
+        g.HAND_VOIDED,
+        sig.producer,
+        sig.key_id,
+        last.hash,
+        {"reason": "dealer error", "reverses": "settle"},
+    )
+    with c.store.transaction() as uow:
+        uow.append([ev], [seal(sig, [ev], now_ms())])
+        uow.void(h3, "dealer error", now_ms())
+    la = _audit(c)
+    assert [f.hand_id for f in _named(la, "void_unauthorised")] == [h2], la.to_json_dict()
+    # the ledger no longer holds what hand 2 settled: each account named, by how much
+    bal = {f.account: f.amount for f in _named(la, "balance_mismatch")}
+    assert bal == {p.account: -p.amount for p in settle2.postings if p.amount}
+    assert bal  # the hand moved money
+    assert all(f.hand_id != h3 for f in la.findings)
+    assert la.counts["fail"] == 0 and la.counts["pass"] == 4  # h3 still audits (void event skipped)
+
+
+async def test_a_hand_hidden_by_editing_streams_is_named(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    c = cluster
+    table, (_, h2, _, _) = await _history(c)
+    with c.store.engine.begin() as conn:  # streams is not append-only: no trick needed
+        conn.execute(
+            sa.text("UPDATE streams SET table_id = 'elsewhere' WHERE stream_id = :h"), {"h": h2}
+        )
+    monkeypatch.setenv("CROUPIER_DATABASE_URL", c.database.cli_url)
+    rc, out = _cli(capsys, "audit", "--table", table, "--json")
+    assert rc == 0 and json.loads(out)["totals"]["hands"] == 3  # the table audit is blind to it
+    rc, out = _cli(capsys, "audit", "--all", "--json")
+    doc = json.loads(out)
+    assert rc == 1 and doc["ok"] is False
+    named = [f for f in doc["failures"] if f.get("reason") == "stream_row_mismatch"]
+    assert [f["hand_id"] for f in named] == [h2] and "elsewhere" in named[0]["message"]
+    assert doc["totals"]["hands"] == 4
+
+
+async def test_a_players_client_seed_through_the_gateway(cluster_factory: Any) -> None:
+    """The gateway passes the player's own client seed with the bet; the hand settles
+    and audits PASS with the order drawn from it; a shoe game refuses one."""
+    c: Cluster = await cluster_factory(variants=("videopoker.lucky5", VARIANT))
+    table = unique_table("vp")
+    await c.gw.OpenTable(gateway_pb2.OpenTableRequest(table_id=table, variant="videopoker.lucky5"))
+    h = await c.gw.OpenHand(
+        gateway_pb2.OpenHandRequest(table_id=table, seats=seat_entries(table, 1))
+    )
+    assert len(h.commitment) == 32  # seen before the seed is chosen
+    await c.gw.PlaceBets(
+        gateway_pb2.PlaceBetsRequest(
+            hand_id=h.hand_id,
+            bets=[gateway_pb2.Bet(seat=1, spot="main", amount_minor=1000)],
+            client_seed="player-own-seed",
+        )
+    )
+    await c.gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=h.hand_id))
+    await c.gw.Act(gateway_pb2.ActRequest(hand_id=h.hand_id, seat=1, action="draw"))
+    await c.wait_settled(1)
+    rep = Auditor(c.store).audit(h.hand_id)
+    assert rep.verdict.value == "pass", rep.to_json_dict()
+    shoe = c.store.read_stream(h.shoe_id)
+    given = [e.payload["client_seed"] for e in shoe if e.type == g.SHOE_CLIENT_SEED]
+    assert given == ["player-own-seed"]
+    # baccarat deals many hands from one shoe: no per-player seed
+    t2 = await c.open_table("bac")
+    h2 = await c.gw.OpenHand(gateway_pb2.OpenHandRequest(table_id=t2, seats=seat_entries(t2, 1)))
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await c.gw.PlaceBets(
+            gateway_pb2.PlaceBetsRequest(
+                hand_id=h2.hand_id,
+                bets=[gateway_pb2.Bet(seat=1, spot="banker", amount_minor=1000)],
+                client_seed="mine",
+            )
+        )
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
