@@ -6,8 +6,9 @@ or updates four roles, ``<prefix>dealer``, ``<prefix>rules``, ``<prefix>settleme
 
 | table | dealer | rules | settlement | audit |
 |---|---|---|---|---|
+(``...``: as the column before)
 | ``streams`` | read, insert | read | read | read |
-| ``events``, ``seals``, ``seal_heads``, ``tlog_leaves``, ``tlog_nodes`` | read, insert | read, insert | read, insert | read |
+| ``events``, ``seals``, ``seal_heads``, ``tlog_*`` | read, insert | read, insert | ... | read |
 | ``tlog_checkpoints`` | — | — | — | read |
 | ``keys`` | read | read | read | read |
 | ``dealer_secrets`` | read, insert | — | — | — |
@@ -19,13 +20,13 @@ or updates four roles, ``<prefix>dealer``, ``<prefix>rules``, ``<prefix>settleme
 | ``dead_letters`` | — | read, insert | read, insert | read |
 | ``alembic_version`` | read | read | read | read |
 
-No role may UPDATE anything but the dealer's table registry (a derived index of the
-log, updated in place), nor DELETE outside the outbox (whose relay deletes what
-JetStream acknowledged) and the dealer's expired gateway request ids (the history
-tables' append-only triggers refuse it even to the owner); keys are registered and
-revoked, and log checkpoints signed, by the owner (operator) only. The roles are ``NOLOGIN`` groups unless login passwords are given, so a deployment can
-either log in as them (compose, k8s: one database identity per service) or grant them
-to login users of its own.
+No role may UPDATE anything but the dealer's table registry (a derived index of the log,
+updated in place), nor DELETE outside the outbox (whose relay deletes what JetStream
+acknowledged) and the dealer's expired gateway request ids (the history tables' append-
+only triggers refuse it even to the owner); keys are registered and revoked, and log
+checkpoints signed, by the owner (operator) only. The roles are ``NOLOGIN`` groups
+unless login passwords are given, so a deployment can either log in as them (compose,
+k8s: one database identity per service) or grant them to login users of its own.
 """
 
 from __future__ import annotations
