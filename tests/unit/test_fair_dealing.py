@@ -197,9 +197,10 @@ def test_a_restarted_dealer_keeps_dealing_from_the_players_seed() -> None:
     shoe_id = d.hand(hid).shoe.shoe_id
     shoe_events = [e for b in batches for e in b.events if e.stream == shoe_id]
     hand_events = [e for b in batches for e in b.events if e.stream == hid]
+    row = d.table(table).row()  # the registry's row of the table
     d2, _ = _video_poker(seed)
     del d2.tables[table]
-    t = restore_table(d2, shoe_events, seed, [(hand_events, [])], 1)
+    t = restore_table(d2, row, shoe_events, seed, [(hand_events, [])])
     assert t.shoe is not None and t.shoe.commitment.client_seed == "kept"
     assert t.shoe.order == fair.shuffle(t.shoe.commitment.deck, seed, "kept", 1)
     assert t.shoe.pos == 5 and t.shoe.seed_given
