@@ -156,6 +156,13 @@ class Seal:
         """Deterministic id (used as the JetStream ``Nats-Msg-Id`` of its batch)."""
         return hashlib.sha256(self.signature).hexdigest()[:32]
 
+    def content_digest(self) -> bytes:
+        """SHA-256 over the signed message (producer, key id, time, entries) and the
+        signature: two seals share it only if they are the same seal."""
+        h = hashlib.sha256(Seal.body(self.producer, self.key_id, self.sealed_at_ms, self.entries))
+        h.update(self.signature)
+        return h.digest()
+
     def verify(self, registry: KeyRegistry) -> None:
         registry.verify(
             producer=self.producer,
@@ -279,7 +286,12 @@ def verify_chain(events: Sequence[Event]) -> list[dict[str, Any]]:
 class SealVerifier:
     """Verifies seals once each (a seal may cover many streams) and checks coverage.
     Remembers at most :attr:`CACHE` verified seals, so a long-running consumer's memory
-    stays bounded."""
+    stays bounded.
+
+    A seal is remembered by the digest of everything its signature covers *and* the
+    signature (:meth:`Seal.content_digest`), never by the signature alone: a seal that
+    carries a genuine signature over other entries, another time or another key id is a
+    different seal and is verified (and refused) on its own."""
 
     CACHE = 100_000
 
@@ -288,10 +300,11 @@ class SealVerifier:
         self._ok: dict[bytes, None] = {}  # insertion-ordered: the oldest are dropped first
 
     def verify(self, s: Seal) -> None:
-        if s.signature in self._ok:
+        digest = s.content_digest()
+        if digest in self._ok:
             return
         s.verify(self.registry)
-        self._ok[s.signature] = None
+        self._ok[digest] = None
         if len(self._ok) > self.CACHE:
             for old in list(self._ok)[: self.CACHE // 2]:
                 del self._ok[old]

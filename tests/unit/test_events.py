@@ -148,3 +148,34 @@ def test_json_round_trip(dealer: Signer, gateway: Signer) -> None:
     assert (
         KeyRegistry.from_json(registry(dealer).to_json()).get("dealer-1") == dealer.public_entry()
     )
+
+
+def test_a_copied_signature_on_other_entries_is_refused_after_the_genuine_seal(
+    dealer: Signer, gateway: Signer
+) -> None:
+    """The verifier remembers verified seals; a forged seal that carries a genuine seal's
+    signature over other entries must not ride on that memory."""
+    events, seals = stream(dealer, gateway)
+    v = SealVerifier(registry(dealer, gateway))
+    v.check_coverage(events, seals)  # the genuine seals, now remembered
+    forged_bet = make_event(
+        "t1_h1",
+        1,
+        "bet.placed",
+        "gateway",
+        gateway.key_id,
+        events[0].hash,
+        {"seat": 1, "amount": 100_000, "spot": "banker"},
+    )
+    copied = dataclasses.replace(
+        seals[1], entries=(dataclasses.replace(seals[1].entries[0], seq=1, hash=forged_bet.hash),)
+    )
+    assert copied.signature == seals[1].signature
+    with pytest.raises(SignatureError, match="does not verify"):
+        v.verify(copied)
+    with pytest.raises(SignatureError, match="does not verify"):
+        v.check_coverage([events[0], forged_bet], [seals[0], copied])
+    later = dataclasses.replace(seals[1], sealed_at_ms=seals[1].sealed_at_ms + 1)
+    with pytest.raises(SignatureError, match="does not verify"):
+        v.verify(later)
+    v.verify(seals[1])  # the genuine one still passes
