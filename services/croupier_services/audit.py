@@ -16,6 +16,7 @@ from croupier.signing import KeyRegistry
 from croupier.store import EventStore
 from croupier_services import metrics
 from croupier_services.grpc_util import rpc
+from croupier_services.keys import TrustedKeys
 
 _VERDICT = {
     Verdict.PASS: audit_pb2.AUDIT_VERDICT_PASS,
@@ -24,7 +25,9 @@ _VERDICT = {
 }
 
 
-def load_hand(store: EventStore, hand_id: str) -> HandExport:
+def load_hand(store: EventStore, hand_id: str, trust: TrustedKeys) -> HandExport:
+    """The hand, its shoe, its settlement, and the signed keyring ``trust`` holds (with
+    ``key`` lines for the keys that sealed it)."""
     events = store.read_stream(hand_id)
     if not events:
         raise NotFound(f"no hand {hand_id!r}")
@@ -40,20 +43,24 @@ def load_hand(store: EventStore, hand_id: str) -> HandExport:
         )
     except NotFound:
         stored = None
-    registry = store.key_registry()
-    return HandExport(hand_id, hand, shoe, keys_for(registry, hand.seals + shoe.seals), stored)
+    trust.refresh()
+    keys = keys_for(trust.registry, hand.seals + shoe.seals)
+    return HandExport(hand_id, hand, shoe, keys, stored, trust.keyring)
 
 
 class Auditor:
-    """Audits hands from one store, verifying each seal once across a range."""
+    """Audits hands from one store, verifying each seal once across a range, against the
+    keyring signed by the pinned root (never the store's ``keys`` table)."""
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, trust: TrustedKeys) -> None:
         self.store = store
-        self.registry: KeyRegistry = store.key_registry()
+        self.trust = trust
+        trust.refresh(force=True)
+        self.registry: KeyRegistry = trust.registry
         self.verifier = SealVerifier(self.registry)
 
     def audit(self, hand_id: str) -> AuditReport:
-        x = load_hand(self.store, hand_id)
+        x = load_hand(self.store, hand_id, self.trust)
         rep = audit_hand(
             hand_id, x.hand, x.shoe, self.registry, x.settlement, verifier=self.verifier
         )
@@ -153,8 +160,9 @@ def report_pb(rep: AuditReport) -> audit_pb2.AuditReport:
 
 
 class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, trust: TrustedKeys) -> None:
         self.store = store
+        self.trust = trust
 
     @rpc("VerifyHand")
     async def VerifyHand(
@@ -163,7 +171,7 @@ class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
         if not request.hand_id:
             raise InvalidInput("hand_id is required")
         return audit_pb2.VerifyHandResponse(
-            report=report_pb(Auditor(self.store).audit(request.hand_id))
+            report=report_pb(Auditor(self.store, self.trust).audit(request.hand_id))
         )
 
     async def VerifyRange(
@@ -171,7 +179,7 @@ class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
     ) -> AsyncIterator[audit_pb2.VerifyRangeResponse]:
         if request.limit < 0:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "limit must be >= 0")
-        a = Auditor(self.store)
+        a = Auditor(self.store, self.trust)
         metrics.GRPC_REQUESTS.labels("VerifyRange", "OK").inc()
         for rep in a.audit_range(
             a.hand_ids(
@@ -190,4 +198,6 @@ class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
     ) -> audit_pb2.ExportHandResponse:
         if not request.hand_id:
             raise InvalidInput("hand_id is required")
-        return audit_pb2.ExportHandResponse(jsonl=dump(load_hand(self.store, request.hand_id)))
+        return audit_pb2.ExportHandResponse(
+            jsonl=dump(load_hand(self.store, request.hand_id, self.trust))
+        )

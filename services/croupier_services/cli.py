@@ -5,13 +5,16 @@
     croupier demo [--games V,V] [--hands N] [--tables T] [--players P]
     croupier serve dealer|rules|settlement|audit|all [--variant V ...]
     croupier db upgrade | db check
-    croupier keys init [--dir DIR]
+    croupier keys init [--dir DIR] [--root-key FILE]
+    croupier keys rotate --producer P [--dir DIR] [--root-key FILE] [--grace-ms MS]
+    croupier keys revoke --key-id K [--at-ms MS] [--dir DIR] [--root-key FILE]
     croupier variants
     croupier rtp VARIANT
     croupier rules eval VARIANT ARGS... | rules compare VARIANT A B
     croupier fair verify --shoe ID | --seed HEX --commitment HEX --client-seed S --nonce N
                                       --deck cards52x8 --cards POS:CARD,...
     croupier audit [--hand ID | --table T | --variant V] [--file EXPORT.jsonl]
+                   [--trust-root FILE]
     croupier hand export ID [-o FILE]
     croupier hand replay FILE [--unsigned]
 
@@ -33,11 +36,12 @@ from typing import Any
 from croupier import fair
 from croupier.audit import Verdict, audit_hand
 from croupier.cards import DeckSpec, parse_card
-from croupier.errors import CroupierError, InvalidInput, NotationError
-from croupier.export import dump, load, replay_script
+from croupier.errors import CroupierError, InvalidInput, NotationError, UnknownKey
+from croupier.export import HandExport, dump, load, replay_script, signed_by
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
 from croupier.games.registry import variants
+from croupier.signing import KeyRegistry
 from croupier_services import logs
 from croupier_services.config import Settings
 
@@ -59,6 +63,8 @@ def cmd_serve(a: argparse.Namespace) -> int:
     role = a.role
     s = Settings.from_env(role if role != "all" else "dealer")
     logs.setup(s.log_level, json_lines=os.environ.get("CROUPIER_LOG_FORMAT", "json") == "json")
+    if role == "all":
+        _dev_keys(Path(s.keys_dir))
     roles = ("dealer", "rules", "settlement", "audit") if role == "all" else (role,)
     node = Node(
         roles=roles,
@@ -107,12 +113,35 @@ def cmd_db(a: argparse.Namespace) -> int:
 
 
 def cmd_keys(a: argparse.Namespace) -> int:
-    from croupier_services.keys import init_keys
+    from croupier_services import keys as k
 
     d = Path(a.dir or Settings.from_env("keys").keys_dir)
-    for s in init_keys(d):
-        print(f"{s.producer}: {s.key_id} {s.public_entry().public_key.hex()}")
+    root = Path(a.root_key) if a.root_key else None
+    if a.action == "init":
+        out = k.init_keys(d, root_key=root)
+    elif a.action == "rotate":
+        if not a.producer:
+            raise InvalidInput("keys rotate needs --producer")
+        _, out = k.rotate_key(d, a.producer, root_key=root, grace_ms=a.grace_ms)
+    else:
+        if not a.key_id:
+            raise InvalidInput("keys revoke needs --key-id")
+        out = k.revoke_key(d, a.key_id, root_key=root, at_ms=a.at_ms)
+    for e in out.keyring.entries:
+        end = "" if e.revoked_at_ms is None else f" revoked at {e.revoked_at_ms}"
+        print(f"{e.producer}: {e.key_id} {e.public_key.hex()}{end}")
+    print(f"keyring v{out.keyring.version} signed by {out.root.key_id}: {d / k.KEYRING_FILE}")
+    print(f"trust root (pin it): {d / k.TRUST_ROOT_FILE}")
     return 0
+
+
+def _dev_keys(keys_dir: Path) -> None:
+    """The embedded cluster's dev keys: made once, explicitly, by ``keys init``."""
+    from croupier_services import keys as k
+
+    if not (keys_dir / k.KEYRING_FILE).exists():
+        k.init_keys(keys_dir)
+        print(f"dev keys created in {keys_dir} (trust root {keys_dir / k.TRUST_ROOT_FILE})")
 
 
 # -- rules / rtp -----------------------------------------------------------------------
@@ -189,15 +218,50 @@ def cmd_fair(a: argparse.Namespace) -> int:
 
 
 # -- audit / hands -------------------------------------------------------------------
+def _export_keys(x: HandExport, trust_root: str | None) -> tuple[KeyRegistry, dict[str, Any]]:
+    """The keys to audit an export with, and what to say about them: the export's signed
+    keyring under the pinned root, or (no root pinned) its own unverified key lines."""
+    from croupier.keyring import TrustRoot
+
+    path = trust_root or os.environ.get("CROUPIER_TRUST_ROOT")
+    info: dict[str, Any] = {"signed_by": signed_by(x)}
+    if not path:
+        info.update(
+            verified=False,
+            reason="no pinned trust root (--trust-root FILE or CROUPIER_TRUST_ROOT): the "
+            "keys are the export's own and prove nothing",
+        )
+        return x.registry(), info
+    root = TrustRoot.load(Path(path))
+    info.update(trust_root=root.key_id)
+    try:
+        reg = x.trust(root)
+    except UnknownKey as e:
+        info.update(verified=False, reason=f"{e.reason}: {e.message}")
+        return KeyRegistry(), info
+    assert x.keyring is not None
+    info.update(verified=True, keyring_version=x.keyring.version)
+    return reg, info
+
+
+def _trust(a: argparse.Namespace) -> Any:
+    from croupier_services.keys import TrustedKeys
+
+    return TrustedKeys.from_dir(Path(Settings.from_env("audit").keys_dir), a.trust_root)
+
+
 def cmd_audit(a: argparse.Namespace) -> int:
     if a.file:
         x = load(Path(a.file).read_text(encoding="utf-8"))
-        rep = audit_hand(x.hand_id, x.hand, x.shoe, x.registry(), x.settlement)
-        _json(rep.to_json_dict())
-        return 0 if rep.ok else 1
+        registry, keys = _export_keys(x, a.trust_root)
+        rep = audit_hand(x.hand_id, x.hand, x.shoe, registry, x.settlement)
+        _json({**rep.to_json_dict(), "keys": keys})
+        if not keys["verified"]:
+            print(f"croupier: keys unverified: {keys['reason']}", file=sys.stderr)
+        return 0 if rep.ok and keys["verified"] else 1
     from croupier_services.audit import Auditor
 
-    auditor = Auditor(_store(Settings.from_env("audit")))
+    auditor = Auditor(_store(Settings.from_env("audit")), _trust(a))
     ids = [a.hand] if a.hand else auditor.hand_ids(table_id=a.table, variant=a.variant)
     counts = {v.value: 0 for v in Verdict}
     for rep in auditor.audit_range(ids):
@@ -210,7 +274,8 @@ def cmd_audit(a: argparse.Namespace) -> int:
             return 1
         if a.hand:
             _json(rep.to_json_dict())
-    print(f"audit passed: {counts}")
+    kr = auditor.trust.keyring
+    print(f"audit passed: {counts} (keyring v{kr.version}, root {kr.root_key_id})")
     return 0
 
 
@@ -218,7 +283,7 @@ def cmd_hand(a: argparse.Namespace) -> int:
     if a.action == "export":
         from croupier_services.audit import load_hand
 
-        text = dump(load_hand(_store(Settings.from_env("audit")), a.id))
+        text = dump(load_hand(_store(Settings.from_env("audit")), a.id, _trust(a)))
         if a.output:
             Path(a.output).write_text(text, encoding="utf-8")
         else:
@@ -229,18 +294,20 @@ def cmd_hand(a: argparse.Namespace) -> int:
         _json(replay_script(text))
         return 0
     x = load(text)
-    rep = audit_hand(x.hand_id, x.hand, x.shoe, x.registry(), x.settlement)
+    registry, keys = _export_keys(x, a.trust_root)
+    rep = audit_hand(x.hand_id, x.hand, x.shoe, registry, x.settlement)
     _json(
         {
             "hand_id": x.hand_id,
             "signed": True,
+            "keys": keys,
             "verdict": rep.verdict.value,
             "outcome": rep.outcome,
             "settlement": rep.settlement,
             "audit": rep.to_json_dict()["first_bad"],
         }
     )
-    return 0 if rep.ok else 1
+    return 0 if rep.ok and keys["verified"] else 1
 
 
 def parser() -> argparse.ArgumentParser:
@@ -269,9 +336,14 @@ def parser() -> argparse.ArgumentParser:
     db.add_argument("action", choices=["upgrade"])
     db.set_defaults(fn=cmd_db)
 
-    k = sub.add_parser("keys", help="producer keys")
-    k.add_argument("action", choices=["init"])
-    k.add_argument("--dir")
+    k = sub.add_parser("keys", help="producer keys and the root-signed keyring")
+    k.add_argument("action", choices=["init", "rotate", "revoke"])
+    k.add_argument("--dir", help="keys directory (default CROUPIER_KEYS_DIR)")
+    k.add_argument("--root-key", help="the offline root key (default DIR/root.key)")
+    k.add_argument("--producer", help="rotate: whose key")
+    k.add_argument("--grace-ms", type=int, default=300_000, help="rotate: old key's overlap")
+    k.add_argument("--key-id", help="revoke: which key")
+    k.add_argument("--at-ms", type=int, help="revoke: from when (default now)")
     k.set_defaults(fn=cmd_keys)
 
     v = sub.add_parser("variants", help="list registered variants")
@@ -309,6 +381,7 @@ def parser() -> argparse.ArgumentParser:
     au.add_argument("--table")
     au.add_argument("--variant")
     au.add_argument("--file", help="an exported hand (JSON lines)")
+    au.add_argument("--trust-root", help="pinned root public key (or CROUPIER_TRUST_ROOT)")
     au.set_defaults(fn=cmd_audit)
 
     h = sub.add_parser("hand", help="export or replay a hand")
@@ -316,6 +389,7 @@ def parser() -> argparse.ArgumentParser:
     h.add_argument("id", help="hand id (export) or file (replay)")
     h.add_argument("-o", "--output")
     h.add_argument("--unsigned", action="store_true", help="replay an unsigned hand script")
+    h.add_argument("--trust-root", help="pinned root public key (or CROUPIER_TRUST_ROOT)")
     h.set_defaults(fn=cmd_hand)
     return p
 

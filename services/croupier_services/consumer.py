@@ -20,9 +20,9 @@ from croupier.bus.jetstream import Bus, Consumer, delivery_count
 from croupier.errors import CroupierError, IntegrityError, UnknownKey
 from croupier.events import Event, Seal, SealVerifier, verify_chain
 from croupier.games.base import check_producers
-from croupier.signing import KeyRegistry
 from croupier.store import EventStore
 from croupier_services import metrics
+from croupier_services.keys import TrustedKeys, now_ms
 
 log = logging.getLogger("croupier.consumer")
 
@@ -39,15 +39,25 @@ class Work:
 
 
 class IntegrityChecker:
-    """Chain and seal checks against the store's key registry (reloaded on unknown keys)."""
+    """Chain and seal checks against the keyring the service trusts (signed by the pinned
+    root; reloaded when it changes, and at once on a key it does not know). Key validity
+    is judged at the time of receipt, never by the date a seal carries: a seal from a
+    revoked key is refused however it is dated."""
 
-    def __init__(self, store: EventStore, service: str) -> None:
-        self.store = store
+    def __init__(
+        self, trust: TrustedKeys, service: str, clock_ms: Callable[[], int] = now_ms
+    ) -> None:
+        self.trust = trust
         self.service = service
-        self.registry: KeyRegistry = store.key_registry()
-        self.verifier = SealVerifier(self.registry)
+        self.clock_ms = clock_ms
+        self.verifier = self._verifier()
+
+    def _verifier(self) -> SealVerifier:
+        return SealVerifier(self.trust.registry, seen_at=lambda _seal: self.clock_ms())
 
     def check(self, m: wire.Message) -> None:
+        if self.trust.refresh():
+            self.verifier = self._verifier()
         if not m.events:
             raise IntegrityError("message holds no events", reason="empty")
         stream = m.events[0].stream
@@ -58,8 +68,9 @@ class IntegrityChecker:
         try:
             self.verifier.check_coverage(m.events, m.seals)
         except UnknownKey:
-            self.registry = self.store.key_registry()
-            self.verifier = SealVerifier(self.registry)
+            if not self.trust.refresh(force=True):
+                raise
+            self.verifier = self._verifier()
             self.verifier.check_coverage(m.events, m.seals)
 
 
@@ -73,6 +84,8 @@ class ConsumerLoop:
         handle: Callable[[wire.Message], Work],
         commit: Callable[[Any, Sequence[Work]], None],
         batch: int = 256,
+        *,
+        trust: TrustedKeys,
     ) -> None:
         self.service = service
         self.store = store
@@ -81,7 +94,7 @@ class ConsumerLoop:
         self.handle = handle
         self.commit = commit
         self.batch = batch
-        self.checker = IntegrityChecker(store, service)
+        self.checker = IntegrityChecker(trust, service)
         self.processed = 0
         # export zero-valued series from the start, so alerts see the first increment
         metrics.SIGNATURE_FAILURES.labels(service)

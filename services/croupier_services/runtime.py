@@ -16,6 +16,7 @@ import grpc
 from croupier.bus.embedded import EmbeddedNats
 from croupier.bus.jetstream import Bus
 from croupier.dealing import Dealer
+from croupier.errors import ConfigError, CroupierError, IdempotencyConflict, UnknownKey
 from croupier.games.registry import variants as known_variants
 from croupier.pb.croupier.v1 import audit_pb2_grpc, gateway_pb2_grpc, settlement_pb2_grpc
 from croupier.signing import Signer
@@ -25,7 +26,7 @@ from croupier_services.audit import AuditServicer
 from croupier_services.consumer import ConsumerLoop
 from croupier_services.dealer import DealerCore, GatewayServicer
 from croupier_services.grpc_util import add_health_and_reflection
-from croupier_services.keys import init_keys
+from croupier_services.keys import TrustedKeys, load_service_signers
 from croupier_services.rules import RulesService
 from croupier_services.settlement import SettlementServicer, SettlementWorker
 
@@ -49,10 +50,35 @@ def open_store(url: str) -> EventStore:
     return EventStore.from_url(url)
 
 
-def load_signers(store: EventStore, keys_dir: str) -> dict[str, Signer]:
-    signers = {s.producer: s for s in init_keys(Path(keys_dir))}
-    for s in signers.values():
-        store.put_key(s.public_entry())
+def load_signers(
+    store: EventStore, keys_dir: str, roles: Sequence[str], trust: TrustedKeys
+) -> dict[str, Signer]:
+    """The private keys of ``roles``' own producers (each service holds only its own; a
+    missing key file stops the start, nothing is created). Each must be in the trusted
+    keyring and valid now. The keyring's entries are cached in the store's ``keys`` table
+    (a cache: nothing trusts it)."""
+    signers: dict[str, Signer] = {}
+    for role in roles:
+        signers.update(load_service_signers(Path(keys_dir), role))
+    t = now_ms()
+    for p, s in signers.items():
+        try:
+            entry = trust.registry.get(s.key_id)
+        except UnknownKey:
+            raise ConfigError(
+                f"key {s.key_id} of {p} is not in the signed keyring v{trust.version}"
+            ) from None
+        if entry.public_key != s.public_key or entry.producer != p:
+            raise ConfigError(f"key {s.key_id} of {p} differs from the signed keyring")
+        if not entry.valid_at(t):
+            raise ConfigError(f"key {s.key_id} of {p} is not valid now (rotated or revoked)")
+    for entry in trust.keyring.entries:
+        cached = entry.cache_entry()
+        try:
+            store.put_key(cached)
+        except IdempotencyConflict:  # revoked or rotated since it was cached
+            with contextlib.suppress(CroupierError):
+                store.revoke_key(cached.key_id, cached.valid_to_ms)
     return signers
 
 
@@ -68,6 +94,8 @@ class Node:
     metrics_port: int = 0
     rule_variants: Sequence[str] = ()
     turn_clock: bool = True  # the dealer plays timed-out turns (variants' timeouts.turn_ms)
+    trust_root: str | None = None  # pinned root file (default: CROUPIER_TRUST_ROOT, keys dir)
+    trust: TrustedKeys | None = None
     store: EventStore | None = None
     bus: Bus | None = None
     nats: EmbeddedNats | None = None
@@ -82,8 +110,9 @@ class Node:
         if self.nats_url is None:
             self.nats = EmbeddedNats().start()
             self.nats_url = self.nats.url
+        self.trust = TrustedKeys.from_dir(Path(self.keys_dir), self.trust_root)
         self.store = open_store(self.database_url)
-        signers = load_signers(self.store, self.keys_dir)
+        signers = load_signers(self.store, self.keys_dir, self.roles, self.trust)
         self.bus = await Bus.connect(self.nats_url, name=f"croupier-{'-'.join(self.roles)}")
         await self.bus.ensure_stream()
         served: list[str] = []
@@ -103,10 +132,14 @@ class Node:
             served.append(SERVICE_NAMES["dealer"])
         if "rules" in self.roles:
             rv = list(self.rule_variants) or known_variants()
-            self.loops += await RulesService(self.store, self.bus, signers["rules"], rv).loops()
+            self.loops += await RulesService(
+                self.store, self.bus, signers["rules"], rv, trust=self.trust
+            ).loops()
         if "settlement" in self.roles:
             self.loops.append(
-                await SettlementWorker(self.store, self.bus, signers["settlement"]).loop()
+                await SettlementWorker(
+                    self.store, self.bus, signers["settlement"], trust=self.trust
+                ).loop()
             )
             settlement_pb2_grpc.add_SettlementServiceServicer_to_server(
                 SettlementServicer(self.store), self.server
@@ -114,7 +147,7 @@ class Node:
             served.append(SERVICE_NAMES["settlement"])
         if "audit" in self.roles:
             audit_pb2_grpc.add_AuditServiceServicer_to_server(
-                AuditServicer(self.store), self.server
+                AuditServicer(self.store, self.trust), self.server
             )
             served.append(SERVICE_NAMES["audit"])
         if served:

@@ -27,6 +27,7 @@ from croupier.store import EventStore, LedgerTx, Posting
 from croupier_services import metrics
 from croupier_services.consumer import ConsumerLoop, Work
 from croupier_services.grpc_util import rpc
+from croupier_services.keys import TrustedKeys
 
 
 def now_ms() -> int:
@@ -34,10 +35,10 @@ def now_ms() -> int:
 
 
 class SettlementWorker:
-    def __init__(self, store: EventStore, bus: Bus, signer: Signer) -> None:
+    def __init__(self, store: EventStore, bus: Bus, signer: Signer, *, trust: TrustedKeys) -> None:
         if signer.producer != "settlement":
             raise ValueError("the settlement service signs as 'settlement'")
-        self.store, self.bus, self.signer = store, bus, signer
+        self.store, self.bus, self.signer, self.trust = store, bus, signer, trust
 
     def handle(self, m: wire.Message) -> Work:
         first, last = m.events[0], m.events[-1]
@@ -124,7 +125,16 @@ class SettlementWorker:
 
     async def loop(self, batch: int = 256) -> ConsumerLoop:
         c = await self.bus.consumer("settlement", subjects.filter_for("outcome"))
-        return ConsumerLoop("settlement", self.store, self.bus, c, self.handle, self.commit, batch)
+        return ConsumerLoop(
+            "settlement",
+            self.store,
+            self.bus,
+            c,
+            self.handle,
+            self.commit,
+            batch,
+            trust=self.trust,
+        )
 
 
 class SettlementServicer(settlement_pb2_grpc.SettlementServiceServicer):

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from croupier.games.registry import variants
+from croupier.keyring import Keyring, TrustRoot
 from croupier_services.demo import run_demo
 
 pytestmark = pytest.mark.e2e
@@ -33,9 +34,16 @@ async def test_demo_settles_and_audits_every_hand(
     assert sorted(p.name for p in (tmp_path / "keys").iterdir()) == [
         "dealer.key",
         "gateway.key",
+        "keyring.json",
         "rules.key",
         "settlement.key",
+        "trust-root.pub",
     ]
+    # the root an auditor pins sits in the workdir; the root's private key is not in the
+    # keys folder the services read
+    root = TrustRoot.load(tmp_path / "trust-root.pub")
+    Keyring.load(tmp_path / "keys" / "keyring.json").verify(root)
+    assert (tmp_path / "root.key").exists()
 
 
 async def test_every_variant_plays_settles_and_audits(
