@@ -50,16 +50,18 @@ def open_store(url: str) -> EventStore:
     return EventStore.from_url(url)
 
 
-def load_signers(
-    store: EventStore, keys_dir: str, roles: Sequence[str], trust: TrustedKeys
-) -> dict[str, Signer]:
-    """The private keys of ``roles``' own producers (each service holds only its own; a
-    missing key file stops the start, nothing is created). Each must be in the trusted
-    keyring and valid now. The keyring's entries are cached in the store's ``keys`` table
-    (a cache: nothing trusts it)."""
+def role_signers(keys_dir: str, roles: Sequence[str]) -> dict[str, Signer]:
+    """The private keys of ``roles``' own producers and no other; a missing key file
+    stops the start (:class:`ConfigError` naming it), nothing is created."""
     signers: dict[str, Signer] = {}
     for role in roles:
         signers.update(load_service_signers(Path(keys_dir), role))
+    return signers
+
+
+def trust_signers(store: EventStore, signers: dict[str, Signer], trust: TrustedKeys) -> None:
+    """Each signer must be in the trusted keyring and valid now. The keyring's entries
+    are cached in the store's ``keys`` table (a cache: nothing trusts it)."""
     t = now_ms()
     for p, s in signers.items():
         try:
@@ -79,6 +81,14 @@ def load_signers(
         except IdempotencyConflict:  # revoked or rotated since it was cached
             with contextlib.suppress(CroupierError):
                 store.revoke_key(cached.key_id, cached.valid_to_ms)
+
+
+def load_signers(
+    store: EventStore, keys_dir: str, roles: Sequence[str], trust: TrustedKeys
+) -> dict[str, Signer]:
+    """:func:`role_signers`, checked against the keyring by :func:`trust_signers`."""
+    signers = role_signers(keys_dir, roles)
+    trust_signers(store, signers, trust)
     return signers
 
 
@@ -107,12 +117,13 @@ class Node:
     bound_port: int = 0
 
     async def start(self) -> Node:
+        signers = role_signers(self.keys_dir, self.roles)  # first: no key, no start
+        self.trust = TrustedKeys.from_dir(Path(self.keys_dir), self.trust_root)
         if self.nats_url is None:
             self.nats = EmbeddedNats().start()
             self.nats_url = self.nats.url
-        self.trust = TrustedKeys.from_dir(Path(self.keys_dir), self.trust_root)
         self.store = open_store(self.database_url)
-        signers = load_signers(self.store, self.keys_dir, self.roles, self.trust)
+        trust_signers(self.store, signers, self.trust)
         self.bus = await Bus.connect(self.nats_url, name=f"croupier-{'-'.join(self.roles)}")
         await self.bus.ensure_stream()
         served: list[str] = []

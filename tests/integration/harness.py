@@ -132,6 +132,7 @@ class Cluster:
     database: Database
     keys_dir: Path
     trust: TrustedKeys
+    nats_url: str
     store: Store
     bus: Bus
     signers: dict[str, Signer]
@@ -288,6 +289,7 @@ async def build_cluster(
         database=database,
         keys_dir=keys_dir,
         trust=trust,
+        nats_url=nats_url,
         store=store,
         bus=bus,
         signers=signers,
