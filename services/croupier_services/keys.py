@@ -47,6 +47,7 @@ SERVICE_PRODUCERS: dict[str, tuple[str, ...]] = {
 """The producer keys each service holds, and no other."""
 
 TRUST_ROOT_ENV = "CROUPIER_TRUST_ROOT"
+KEYRING_ENV = "CROUPIER_KEYRING"
 
 
 def now_ms() -> int:
@@ -221,13 +222,20 @@ class TrustedKeys:
 
     @classmethod
     def from_dir(cls, directory: Path, trust_root: str | None = None) -> TrustedKeys:
+        """The keyring ``CROUPIER_KEYRING`` (default ``<directory>/keyring.json``) under
+        the root :func:`trust_root_path` names."""
         root_path = trust_root_path(directory, trust_root)
         if not root_path.is_file():
             raise ConfigError(
                 f"no pinned trust root at {root_path} (set {TRUST_ROOT_ENV} or run "
                 "`croupier keys init`)"
             )
-        return cls(TrustRoot.load(root_path), directory / KEYRING_FILE)
+        keyring = Path(os.environ.get(KEYRING_ENV) or directory / KEYRING_FILE)
+        if not keyring.is_file():
+            raise ConfigError(
+                f"no keyring at {keyring} (set {KEYRING_ENV} or run `croupier keys init`)"
+            )
+        return cls(TrustRoot.load(root_path), keyring)
 
     @classmethod
     def of(cls, root: TrustRoot, keyring: Keyring, path: Path) -> TrustedKeys:
