@@ -162,13 +162,6 @@ class Seal:
         """Deterministic id (used as the JetStream ``Nats-Msg-Id`` of its batch)."""
         return hashlib.sha256(self.signature).hexdigest()[:32]
 
-    def content_digest(self) -> bytes:
-        """SHA-256 over the signed message (producer, key id, time, entries) and the
-        signature: two seals share it only if they are the same seal."""
-        h = hashlib.sha256(Seal.body(self.producer, self.key_id, self.sealed_at_ms, self.entries))
-        h.update(self.signature)
-        return h.digest()
-
     def check_key(self, registry: KeyRegistry, seen_at_ms: int | None = None) -> None:
         """The registry's validity rules for this seal's key (see
         :meth:`KeyRegistry.check_key`); ``seen_at_ms`` is when a witness first saw it."""
@@ -306,10 +299,11 @@ class SealVerifier:
     Remembers at most :attr:`CACHE` verified seals, so a long-running consumer's memory
     stays bounded.
 
-    A seal is remembered by the digest of everything its signature covers *and* the
-    signature (:meth:`Seal.content_digest`), never by the signature alone: a seal that
-    carries a genuine signature over other entries, another time or another key id is a
-    different seal and is verified (and refused) on its own.
+    A seal is remembered whole (everything its signature covers *and* the signature),
+    never by the signature alone: a seal that carries a genuine signature over other
+    entries, another time or another key id is a different seal and is verified (and
+    refused) on its own. The look-up costs a dictionary probe and an equality check (an
+    identity check when, as usual, the same seal object comes again), not a re-encoding.
 
     Key validity is checked on every call (it is a few dictionary look-ups), only the
     Ed25519 verification is remembered. ``seen_at`` says when a witness other than the
@@ -324,15 +318,16 @@ class SealVerifier:
     ) -> None:
         self.registry = registry
         self.seen_at = seen_at
-        self._ok: dict[bytes, None] = {}  # insertion-ordered: the oldest are dropped first
+        # by signature, the verified seal; insertion-ordered: the oldest are dropped first
+        self._ok: dict[bytes, Seal] = {}
 
     def verify(self, s: Seal) -> None:
         s.check_key(self.registry, None if self.seen_at is None else self.seen_at(s))
-        digest = s.content_digest()
-        if digest in self._ok:
+        known = self._ok.get(s.signature)
+        if known is not None and (known is s or known == s):
             return
         s.verify_signature(self.registry)
-        self._ok[digest] = None
+        self._ok[s.signature] = s
         if len(self._ok) > self.CACHE:
             for old in list(self._ok)[: self.CACHE // 2]:
                 del self._ok[old]
