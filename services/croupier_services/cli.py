@@ -273,7 +273,17 @@ def cmd_audit(a: argparse.Namespace) -> int:
             )
             return 1
         if a.hand:
-            _json(rep.to_json_dict())
+            from croupier_services.audit import load_hand
+
+            x = load_hand(auditor.store, hid, auditor.trust)
+            kr = auditor.trust.keyring
+            keys = {
+                "verified": True,
+                "trust_root": kr.root_key_id,
+                "keyring_version": kr.version,
+                "signed_by": signed_by(x),
+            }
+            _json({**rep.to_json_dict(), "keys": keys})
     kr = auditor.trust.keyring
     print(f"audit passed: {counts} (keyring v{kr.version}, root {kr.root_key_id})")
     return 0

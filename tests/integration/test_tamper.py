@@ -102,7 +102,10 @@ async def test_one_changed_byte_fails_the_audit_at_that_event(
     assert cli.main(["audit", "--hand", h1]) == 1
     out = capsys.readouterr().out
     assert f"{h1}#{bet.seq}" in out and "broken_chain" in out
+    capsys.readouterr()
     assert cli.main(["audit", "--hand", h3]) == 0
+    signed = json.loads(capsys.readouterr().out.split("\naudit passed")[0])["keys"]["signed_by"]
+    assert {k["producer"] for k in signed.values()} == {"dealer", "gateway", "rules", "settlement"}
 
 
 # ----------------------------------------------------------------- exported hand files
