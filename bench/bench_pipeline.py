@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from cpu import cpu_seconds
+
 from croupier.bus.embedded import EmbeddedNats
 from croupier.bus.jetstream import Bus
 from croupier.dealing import Batch, Dealer
@@ -34,8 +36,12 @@ from croupier_services.dealer import DealerCore
 from croupier_services.keys import TrustedKeys, init_keys
 from croupier_services.runtime import load_signers, now_ms, open_store
 
+CPU: dict[str, float] = {}
 
-async def drive(args: argparse.Namespace, db_url: str, nats_url: str, keys: str) -> float:
+
+async def drive(
+    args: argparse.Namespace, db_url: str, nats_url: str, keys: str, nats_pid: int | None
+) -> float:
     store = open_store(db_url)
     init_keys(Path(keys))  # made once, explicitly; the services only load their own
     signers = load_signers(store, keys, ("dealer",), TrustedKeys.from_dir(Path(keys)))
@@ -67,6 +73,10 @@ async def drive(args: argparse.Namespace, db_url: str, nats_url: str, keys: str)
             {"seat": i + 1, "player": f"p{i + 1}", "stack": 10_000_000} for i in range(args.players)
         ]
         t0 = time.perf_counter()
+        pids = {"dealer": os.getpid(), "rules": procs[0].pid, "settlement": procs[1].pid}
+        if nats_pid:
+            pids["nats-server"] = nats_pid
+        cpu0 = {role: cpu_seconds(pid) for role, pid in pids.items()}
         done = 0
         while done < args.hands:
             group = Batch()
@@ -102,6 +112,8 @@ async def drive(args: argparse.Namespace, db_url: str, nats_url: str, keys: str)
                 raise SystemExit(f"stalled at {n}/{args.hands} settled")
             await asyncio.sleep(0.02)
         elapsed = time.perf_counter() - t0
+        for role, pid in pids.items():
+            CPU[role] = cpu_seconds(pid) - cpu0[role]
         print(
             f"dealt {args.hands} hands in {t_dealt:.2f}s ({args.hands / t_dealt:.0f}/s in the "
             f"dealer); settled all in {elapsed:.2f}s"
@@ -124,11 +136,13 @@ def audit(db_url: str, hands: int, keys: str) -> float:
     auditor = Auditor(open_store(db_url), TrustedKeys.from_dir(Path(keys)))
     ids = list(auditor.hand_ids(variant="baccarat"))
     t0 = time.perf_counter()
+    c0 = time.process_time()
     bad = 0
     for rep in auditor.audit_range(ids):
         if not rep.ok:
             bad += 1
     el = time.perf_counter() - t0
+    CPU["audit"] = time.process_time() - c0
     print(f"audited {len(ids)} hands in {el:.2f}s, {bad} failures")
     if bad or len(ids) != hands:
         raise SystemExit("audit failed")
@@ -149,7 +163,8 @@ def main() -> None:
         nats = None if args.nats_url else EmbeddedNats().start()
         try:
             url = args.nats_url or nats.url  # type: ignore[union-attr]
-            rate = asyncio.run(drive(args, db_url, url, f"{d}/keys"))
+            pid = nats.proc.pid if nats is not None and nats.proc is not None else None
+            rate = asyncio.run(drive(args, db_url, url, f"{d}/keys", pid))
             arate = audit(db_url, args.hands, f"{d}/keys")
         finally:
             if nats is not None:
@@ -158,6 +173,11 @@ def main() -> None:
         f"end to end: {rate:,.0f} hands/s settled   audit replay: {arate:,.0f} hands/s "
         f"(one process)"
     )
+    print("CPU per hand (µs), by process:")
+    for role, sec in CPU.items():
+        print(f"  {role:<12} {sec / args.hands * 1e6:>9,.0f}")
+    total = sum(v for k, v in CPU.items() if k != "audit")
+    print(f"  {'pipeline':<12} {total / args.hands * 1e6:>9,.0f}  (dealer+rules+settlement+nats)")
 
 
 if __name__ == "__main__":

@@ -46,6 +46,9 @@ STREAM_KINDS: tuple[str, ...] = ("hand", "shoe")
 MAX_SEQ = 2**31 - 1
 CHUNK = 500
 """Most values bound into one IN (...) list."""
+STREAMS_PER_QUERY = 200
+"""Most (stream, seq) keys looked up in one OR of index lookups (SQLite's expression
+depth is limited)."""
 
 _S = schema.streams
 _E = schema.events
@@ -232,9 +235,11 @@ def _row_seal(r: AnyRow) -> Seal:
 
 
 def _load_states(conn: Connection, ids: Sequence[str]) -> dict[str, _StreamState]:
-    """Registered streams among ``ids`` with their current heads. Three index-only
-    queries per chunk of ids: the stream rows, the highest seq of each (a GROUP BY over
-    the (stream_id, seq) unique index) and those heads' hashes."""
+    """Registered streams among ``ids`` with their current heads. Two index-only queries
+    per chunk of ids: the stream rows, and each head (seq and hash) by a join of the
+    events to their highest seq per stream (a GROUP BY over the (stream_id, seq) unique
+    index). A row-value ``(stream_id, seq) IN (VALUES ...)`` would scan every event on
+    SQLite, so the cost of appending would grow with history."""
     out: dict[str, _StreamState] = {}
     for chunk in _chunks(ids):
         infos = {
@@ -243,32 +248,41 @@ def _load_states(conn: Connection, ids: Sequence[str]) -> dict[str, _StreamState
         }
         if not infos:
             continue
+        top = (
+            sa.select(_E.c.stream_id, sa.func.max(_E.c.seq).label("seq"))
+            .where(_E.c.stream_id.in_(list(infos)))
+            .group_by(_E.c.stream_id)
+            .subquery()
+        )
         heads = {
-            str(sid): int(seq)
-            for sid, seq in conn.execute(
-                sa.select(_E.c.stream_id, sa.func.max(_E.c.seq))
-                .where(_E.c.stream_id.in_(list(infos)))
-                .group_by(_E.c.stream_id)
+            str(sid): (int(seq), bytes(h))
+            for sid, seq, h in conn.execute(
+                sa.select(_E.c.stream_id, _E.c.seq, _E.c.hash).join(
+                    top, sa.and_(_E.c.stream_id == top.c.stream_id, _E.c.seq == top.c.seq)
+                )
             )
         }
-        hashes: dict[str, bytes] = {}
-        if heads:
-            q = sa.select(_E.c.stream_id, _E.c.hash).where(
-                sa.tuple_(_E.c.stream_id, _E.c.seq).in_(list(heads.items()))
-            )
-            hashes = {str(sid): bytes(h) for sid, h in conn.execute(q)}
         for sid, info in infos.items():
-            out[sid] = _StreamState(info, heads.get(sid, -1), hashes.get(sid, GENESIS))
+            seq, h = heads.get(sid, (-1, GENESIS))
+            out[sid] = _StreamState(info, seq, h)
     return out
+
+
+def _by_stream(keys: Sequence[tuple[str, int]]) -> sa.ColumnElement[bool]:
+    """``(stream_id, seq) in keys`` as an OR of index lookups per stream, which both
+    SQLite (multi-index OR) and PostgreSQL (bitmap OR) answer from the unique index."""
+    seqs: dict[str, list[int]] = {}
+    for stream, seq in keys:
+        seqs.setdefault(stream, []).append(seq)
+    return sa.or_(*(sa.and_(_E.c.stream_id == s, _E.c.seq.in_(q)) for s, q in seqs.items()))
 
 
 def _stored_events(
     conn: Connection, keys: Sequence[tuple[str, int]]
 ) -> dict[tuple[str, int], Event]:
     out: dict[tuple[str, int], Event] = {}
-    for chunk in _chunks(keys):
-        q = sa.select(*_EVENT_COLS_ALL).where(sa.tuple_(_E.c.stream_id, _E.c.seq).in_(chunk))
-        for r in conn.execute(q):
+    for chunk in _chunks(sorted(set(keys)), STREAMS_PER_QUERY):
+        for r in conn.execute(sa.select(*_EVENT_COLS_ALL).where(_by_stream(chunk))):
             out[(r.stream_id, r.seq)] = _row_event(r)
     return out
 
