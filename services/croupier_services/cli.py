@@ -14,7 +14,7 @@
     croupier fair verify --shoe ID | --seed HEX --commitment HEX --client-seed S --nonce N
                                       --deck cards52x8 --cards POS:CARD,...
     croupier audit [--hand ID | --table T | --variant V] [--file EXPORT.jsonl]
-                   [--trust-root FILE]
+                   [--trust-root FILE] [--keyring FILE]
     croupier hand export ID [-o FILE]
     croupier hand replay FILE [--unsigned]
 
@@ -218,10 +218,16 @@ def cmd_fair(a: argparse.Namespace) -> int:
 
 
 # -- audit / hands -------------------------------------------------------------------
-def _export_keys(x: HandExport, trust_root: str | None) -> tuple[KeyRegistry, dict[str, Any]]:
+def _export_keys(
+    x: HandExport, trust_root: str | None, keyring: str | None = None
+) -> tuple[KeyRegistry, dict[str, Any]]:
     """The keys to audit an export with, and what to say about them: the export's signed
-    keyring under the pinned root, or (no root pinned) its own unverified key lines."""
-    from croupier.keyring import TrustRoot
+    keyring under the pinned root (or the auditor's own ``keyring`` file when it is
+    newer: an export cannot roll revocations back), or (no root pinned) its own
+    unverified key lines."""
+    from dataclasses import replace
+
+    from croupier.keyring import Keyring, TrustRoot
 
     path = trust_root or os.environ.get("CROUPIER_TRUST_ROOT")
     info: dict[str, Any] = {"signed_by": signed_by(x)}
@@ -234,6 +240,11 @@ def _export_keys(x: HandExport, trust_root: str | None) -> tuple[KeyRegistry, di
         return x.registry(), info
     root = TrustRoot.load(Path(path))
     info.update(trust_root=root.key_id)
+    if keyring:
+        own = Keyring.load(Path(keyring))
+        own.verify(root)
+        if x.keyring is None or own.version > x.keyring.version:
+            x = replace(x, keyring=own)
     try:
         reg = x.trust(root)
     except UnknownKey as e:
@@ -253,7 +264,7 @@ def _trust(a: argparse.Namespace) -> Any:
 def cmd_audit(a: argparse.Namespace) -> int:
     if a.file:
         x = load(Path(a.file).read_text(encoding="utf-8"))
-        registry, keys = _export_keys(x, a.trust_root)
+        registry, keys = _export_keys(x, a.trust_root, a.keyring)
         rep = audit_hand(x.hand_id, x.hand, x.shoe, registry, x.settlement)
         _json({**rep.to_json_dict(), "keys": keys})
         if not keys["verified"]:
@@ -304,7 +315,7 @@ def cmd_hand(a: argparse.Namespace) -> int:
         _json(replay_script(text))
         return 0
     x = load(text)
-    registry, keys = _export_keys(x, a.trust_root)
+    registry, keys = _export_keys(x, a.trust_root, a.keyring)
     rep = audit_hand(x.hand_id, x.hand, x.shoe, registry, x.settlement)
     _json(
         {
@@ -392,6 +403,7 @@ def parser() -> argparse.ArgumentParser:
     au.add_argument("--variant")
     au.add_argument("--file", help="an exported hand (JSON lines)")
     au.add_argument("--trust-root", help="pinned root public key (or CROUPIER_TRUST_ROOT)")
+    au.add_argument("--keyring", help="--file: a newer signed keyring than the export's")
     au.set_defaults(fn=cmd_audit)
 
     h = sub.add_parser("hand", help="export or replay a hand")
@@ -400,6 +412,7 @@ def parser() -> argparse.ArgumentParser:
     h.add_argument("-o", "--output")
     h.add_argument("--unsigned", action="store_true", help="replay an unsigned hand script")
     h.add_argument("--trust-root", help="pinned root public key (or CROUPIER_TRUST_ROOT)")
+    h.add_argument("--keyring", help="replay: a newer signed keyring than the export's")
     h.set_defaults(fn=cmd_hand)
     return p
 

@@ -311,9 +311,13 @@ async def test_a_compromised_rule_service_cannot_forge_a_paid_hand(
 
 async def test_a_backdated_seal_from_a_revoked_key_is_refused_without_a_restart(
     cluster: Cluster,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     c = cluster
     await _settle_one(c, "revoke_ok")
+    keyring_v1 = c.trust.keyring
     c.trust.refresh_s = 0.1
     dealer = c.signers["dealer"]
     revoked_at = now_ms()
@@ -334,3 +338,28 @@ async def test_a_backdated_seal_from_a_revoked_key_is_refused_without_a_restart(
     rep = c.auditor().audit(hid)
     assert rep.verdict.value == "fail" and rep.reason == "revoked_key", rep.message
     assert c.trust.version == 2 and c.rules_loop.checker.version == 2
+
+    # offline: the export carries the keyring that revokes the key
+    c.cli_env(monkeypatch)
+    path = tmp_path / "backdated.jsonl"
+    assert cli.main(["hand", "export", hid, "-o", str(path)]) == 0
+    capsys.readouterr()
+    assert cli.main(["audit", "--file", str(path)]) == 1
+    rep_file = json.loads(capsys.readouterr().out)
+    assert rep_file["keys"]["keyring_version"] == 2
+    assert rep_file["first_bad"]["reason"] == "revoked_key"
+    # an export that carries the keyring from before the revocation (rolled back) is
+    # judged by the auditor's newer one
+    x = load(path.read_text(encoding="utf-8"))
+    stale = HandExport(x.hand_id, x.hand, x.shoe, x.keys, x.settlement, keyring_v1)
+    path.write_text(dump(stale), encoding="utf-8")
+    capsys.readouterr()
+    assert cli.main(["audit", "--file", str(path)]) == 1
+    rep_file = json.loads(capsys.readouterr().out)  # v1 knows no revocation: the seals pass
+    assert rep_file["keys"]["keyring_version"] == 1
+    assert rep_file["first_bad"]["reason"] == "no_outcome", rep_file["first_bad"]
+    newest = str(c.keys_dir / k.KEYRING_FILE)
+    assert cli.main(["audit", "--file", str(path), "--keyring", newest]) == 1
+    rep_file = json.loads(capsys.readouterr().out)
+    assert rep_file["keys"]["keyring_version"] == 2
+    assert rep_file["first_bad"]["reason"] == "revoked_key"
