@@ -12,6 +12,7 @@ from croupier.errors import InvalidInput, NotFound
 from croupier.events import SealVerifier
 from croupier.export import HandExport, dump, keys_for
 from croupier.pb.croupier.v1 import audit_pb2, audit_pb2_grpc
+from croupier.report import TableDay
 from croupier.signing import KeyRegistry
 from croupier.store import EventStore
 from croupier_services import metrics
@@ -25,9 +26,10 @@ _VERDICT = {
 }
 
 
-def load_hand(store: EventStore, hand_id: str, trust: TrustedKeys) -> HandExport:
+def load_hand(store: EventStore, hand_id: str, trust: TrustedKeys | None = None) -> HandExport:
     """The hand, its shoe, its settlement, and the signed keyring ``trust`` holds (with
-    ``key`` lines for the keys that sealed it)."""
+    ``key`` lines for the keys that sealed it). Without ``trust`` (to read a hand, not to
+    prove it) the export carries no keys."""
     events = store.read_stream(hand_id)
     if not events:
         raise NotFound(f"no hand {hand_id!r}")
@@ -43,6 +45,8 @@ def load_hand(store: EventStore, hand_id: str, trust: TrustedKeys) -> HandExport
         )
     except NotFound:
         stored = None
+    if trust is None:
+        return HandExport(hand_id, hand, shoe, (), stored, None)
     trust.refresh()
     keys = keys_for(trust.registry, hand.seals + shoe.seals)
     return HandExport(hand_id, hand, shoe, keys, stored, trust.keyring)
@@ -119,8 +123,9 @@ class Auditor:
         since_ms: int | None = None,
         until_ms: int | None = None,
         limit: int | None = None,
+        after_hand_id: str | None = None,
     ) -> Iterator[str]:
-        after: str | None = None
+        after: str | None = after_hand_id
         left = limit
         while left is None or left > 0:
             page = 1000 if left is None else min(1000, left)
@@ -188,6 +193,7 @@ class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
                 since_ms=request.since_ms or None,
                 until_ms=request.until_ms or None,
                 limit=request.limit or None,
+                after_hand_id=request.after_hand_id or None,
             )
         ):
             yield audit_pb2.VerifyRangeResponse(report=report_pb(rep))
@@ -201,3 +207,125 @@ class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
         return audit_pb2.ExportHandResponse(
             jsonl=dump(load_hand(self.store, request.hand_id, self.trust))
         )
+
+    @rpc("GetHandHistory")
+    async def GetHandHistory(
+        self, request: audit_pb2.GetHandHistoryRequest, context: grpc.aio.ServicerContext
+    ) -> audit_pb2.GetHandHistoryResponse:
+        from croupier_services import reporting
+
+        if not request.hand_id:
+            raise InvalidInput("hand_id is required")
+        tz = reporting.parse_tz(request.time_zone) if request.time_zone else None
+        return audit_pb2.GetHandHistoryResponse(
+            text=reporting.history(self.store, request.hand_id, tz)
+        )
+
+    @rpc("GetDayReport")
+    async def GetDayReport(
+        self, request: audit_pb2.GetDayReportRequest, context: grpc.aio.ServicerContext
+    ) -> audit_pb2.GetDayReportResponse:
+        from croupier import report
+        from croupier_services import reporting
+
+        if not request.day:
+            raise InvalidInput("day is required (YYYY-MM-DD)")
+        if request.format not in ("", "text", "json", "csv"):
+            raise InvalidInput(f"format is text, json or csv, not {request.format!r}")
+        tz = (
+            reporting.parse_tz(request.time_zone)
+            if request.time_zone
+            else reporting.report_time_zone()
+        )
+        rep = reporting.day_report(
+            self.store,
+            request.day,
+            tz,
+            variant=request.variant or None,
+            table_id=request.table_id or None,
+        )
+        return audit_pb2.GetDayReportResponse(
+            day=rep.day,
+            time_zone=rep.time_zone,
+            since_ms=rep.since_ms,
+            until_ms=rep.until_ms,
+            tables=[_figures_pb(t) for t in rep.tables],
+            variants=[_figures_pb(t) for t in rep.variants],
+            total=_figures_pb(rep.total),
+            rtp=[
+                audit_pb2.SpotRtp(
+                    variant=s.variant,
+                    spot=s.spot,
+                    bets=s.bets,
+                    staked_minor=s.staked,
+                    returned_minor=s.returned,
+                    rtp=s.rtp,
+                    ci_low=s.ci_low,
+                    ci_high=s.ci_high,
+                    theory=s.theory,
+                )
+                for s in rep.spots
+            ],
+            rendered=report.render(rep, request.format) if request.format else "",
+        )
+
+    @rpc("ListTables")
+    async def ListTables(
+        self, request: audit_pb2.ListTablesRequest, context: grpc.aio.ServicerContext
+    ) -> audit_pb2.ListTablesResponse:
+        return audit_pb2.ListTablesResponse(
+            tables=[
+                audit_pb2.TableSummary(
+                    table_id=t.table_id,
+                    variant=t.variant,
+                    hands=t.hands,
+                    first_opened_ms=t.first_opened_ms,
+                    last_opened_ms=t.last_opened_ms,
+                )
+                for t in self.store.list_tables(variant=request.variant or None)
+            ]
+        )
+
+    @rpc("ListHands")
+    async def ListHands(
+        self, request: audit_pb2.ListHandsRequest, context: grpc.aio.ServicerContext
+    ) -> audit_pb2.ListHandsResponse:
+        if not 0 <= request.page_size <= 1000:
+            raise InvalidInput("page_size must be between 0 and 1000")
+        size = request.page_size or 100
+        rows = self.store.list_streams(
+            kind="hand",
+            table_id=request.table_id or None,
+            variant=request.variant or None,
+            since_ms=request.since_ms or None,
+            until_ms=request.until_ms or None,
+            after_stream_id=request.page_token or None,
+            limit=size + 1,
+        )
+        more = len(rows) > size
+        rows = rows[:size]
+        return audit_pb2.ListHandsResponse(
+            hands=[
+                audit_pb2.HandSummary(
+                    hand_id=r.stream_id,
+                    variant=r.variant,
+                    table_id=r.table_id,
+                    shoe_id=r.shoe_id or "",
+                    opened_at_ms=r.opened_at_ms,
+                )
+                for r in rows
+            ],
+            next_page_token=rows[-1].stream_id if more and rows else "",
+        )
+
+
+def _figures_pb(t: TableDay) -> audit_pb2.DayFigures:
+    return audit_pb2.DayFigures(
+        variant=t.variant,
+        table_id=t.table_id,
+        hands=t.hands,
+        turnover_minor=t.turnover,
+        payouts_minor=t.payouts,
+        ggr_minor=t.ggr,
+        rake_minor=t.rake,
+    )

@@ -17,6 +17,9 @@
                    [--trust-root FILE] [--keyring FILE]
     croupier hand export ID [-o FILE]
     croupier hand replay FILE [--unsigned]
+    croupier hand history ID|FILE [--tz ZONE] [--phh]
+    croupier report --day YYYY-MM-DD [--variant V] [--table T] [--format text|json|csv]
+                    [--tz ZONE]
 
 Service commands read ``CROUPIER_*`` environment variables (see ``config.py``).
 Exit codes: 0 success, 1 a check failed (audit, fairness), 2 bad input.
@@ -57,6 +60,12 @@ def _store(settings: Settings) -> Any:
 
 
 # -- serve ---------------------------------------------------------------------------
+def _viewer_port() -> int:
+    from croupier_services.viewer import viewer_port
+
+    return viewer_port()
+
+
 def cmd_serve(a: argparse.Namespace) -> int:
     from croupier_services.runtime import Node
 
@@ -74,6 +83,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
         grpc_port=s.grpc_port,
         metrics_port=s.metrics_port,
         rule_variants=a.variant or (),
+        viewer_port=_viewer_port() if "audit" in roles else 0,
     )
 
     async def run() -> None:
@@ -300,7 +310,40 @@ def cmd_audit(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_hand_history(a: argparse.Namespace) -> int:
+    from croupier.history import render
+    from croupier_services import reporting
+
+    tz = reporting.parse_tz(a.tz) if a.tz else reporting.report_time_zone()
+    path = Path(a.id)
+    if path.is_file():
+        log = reporting.file_log(path.read_text(encoding="utf-8"))
+    else:
+        log = reporting.stored_log(_store(Settings.from_env("audit")), a.id)
+    if a.phh:
+        from croupier.history.phh import to_phh
+
+        sys.stdout.write(to_phh(log))
+    else:
+        sys.stdout.write(render(log, time_zone=tz))
+    return 0
+
+
+def cmd_report(a: argparse.Namespace) -> int:
+    from croupier import report
+    from croupier_services import reporting
+
+    tz = reporting.parse_tz(a.tz) if a.tz else reporting.report_time_zone()
+    rep = reporting.day_report(
+        _store(Settings.from_env("audit")), a.day, tz, variant=a.variant, table_id=a.table
+    )
+    sys.stdout.write(report.render(rep, a.format))
+    return 0
+
+
 def cmd_hand(a: argparse.Namespace) -> int:
+    if a.action == "history":
+        return cmd_hand_history(a)
     if a.action == "export":
         from croupier_services.audit import load_hand
 
@@ -406,14 +449,24 @@ def parser() -> argparse.ArgumentParser:
     au.add_argument("--keyring", help="--file: a newer signed keyring than the export's")
     au.set_defaults(fn=cmd_audit)
 
-    h = sub.add_parser("hand", help="export or replay a hand")
-    h.add_argument("action", choices=["export", "replay"])
-    h.add_argument("id", help="hand id (export) or file (replay)")
+    h = sub.add_parser("hand", help="export, replay or describe a hand")
+    h.add_argument("action", choices=["export", "replay", "history"])
+    h.add_argument("id", help="hand id (export, history) or file (replay, history)")
     h.add_argument("-o", "--output")
     h.add_argument("--unsigned", action="store_true", help="replay an unsigned hand script")
     h.add_argument("--trust-root", help="pinned root public key (or CROUPIER_TRUST_ROOT)")
     h.add_argument("--keyring", help="replay: a newer signed keyring than the export's")
+    h.add_argument("--tz", help="history: IANA time zone of times (default CROUPIER_REPORT_TZ)")
+    h.add_argument("--phh", action="store_true", help="history: as PHH (必下德州 only)")
     h.set_defaults(fn=cmd_hand)
+
+    rp = sub.add_parser("report", help="money per table and variant on a day, from the ledger")
+    rp.add_argument("--day", required=True, help="YYYY-MM-DD in the report's time zone")
+    rp.add_argument("--variant")
+    rp.add_argument("--table")
+    rp.add_argument("--format", choices=["text", "json", "csv"], default="text")
+    rp.add_argument("--tz", help="IANA time zone of the day (default CROUPIER_REPORT_TZ or UTC)")
+    rp.set_defaults(fn=cmd_report)
     return p
 
 

@@ -10,6 +10,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 
@@ -115,6 +116,10 @@ class Node:
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     stop_event: asyncio.Event = field(default_factory=asyncio.Event)
     bound_port: int = 0
+    viewer_port: int = 0  # audit role: the replay viewer's HTTP port (0: off)
+    viewer_host: str = "127.0.0.1"
+    viewer_authorize: Any = None  # croupier_services.viewer.Authorize: the auditor check
+    viewer: Any = None
 
     async def start(self) -> Node:
         signers = role_signers(self.keys_dir, self.roles)  # first: no key, no start
@@ -161,6 +166,18 @@ class Node:
                 AuditServicer(self.store, self.trust), self.server
             )
             served.append(SERVICE_NAMES["audit"])
+            if self.viewer_port:
+                from croupier_services.viewer import Viewer
+
+                self.viewer = Viewer(
+                    self.store,
+                    trust=self.trust,
+                    host=self.viewer_host,
+                    port=self.viewer_port,
+                    authorize=self.viewer_authorize,
+                )
+                self.viewer.start()
+                log.info("replay viewer on http://%s:%d/", self.viewer_host, self.viewer.port)
         if served:
             await add_health_and_reflection(self.server, served)
             self.bound_port = self.server.add_insecure_port(f"0.0.0.0:{self.grpc_port}")
@@ -181,6 +198,8 @@ class Node:
         for t in self.tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await asyncio.wait_for(t, 5)
+        if self.viewer is not None:
+            self.viewer.stop()
         if self.server is not None:
             await self.server.stop(1)
         if self.bus is not None:

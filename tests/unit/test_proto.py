@@ -53,6 +53,10 @@ EXPECTED_RPCS: dict[str, dict[str, tuple[str, str, bool]]] = {
         "VerifyHand": ("VerifyHandRequest", "VerifyHandResponse", False),
         "VerifyRange": ("VerifyRangeRequest", "VerifyRangeResponse", True),
         "ExportHand": ("ExportHandRequest", "ExportHandResponse", False),
+        "GetHandHistory": ("GetHandHistoryRequest", "GetHandHistoryResponse", False),
+        "GetDayReport": ("GetDayReportRequest", "GetDayReportResponse", False),
+        "ListTables": ("ListTablesRequest", "ListTablesResponse", False),
+        "ListHands": ("ListHandsRequest", "ListHandsResponse", False),
     },
     "SettlementService": {
         "GetSettlement": ("GetSettlementRequest", "GetSettlementResponse", False),

@@ -34,6 +34,7 @@ from croupier.store.db import create_engine, migrate
 from croupier.store.events import AppendResult, EventLog, StreamInfo
 from croupier.store.keys import KeyStore
 from croupier.store.ledger import Ledger, LedgerRecord, LedgerTx, TxKind
+from croupier.store.reports import ReportReads
 from croupier.store.secrets import SecretStore
 from croupier.store.settlements import Settlement, SettlementStore
 
@@ -122,7 +123,7 @@ class UnitOfWork:
         return _secrets.get_secret(self.connection, shoe_id)
 
 
-class Store(EventLog, Ledger, SettlementStore, KeyStore, SecretStore):
+class Store(EventLog, Ledger, SettlementStore, KeyStore, SecretStore, ReportReads):
     """The system of record: event log, ledger, settlements, keys and dealer secrets."""
 
     @classmethod

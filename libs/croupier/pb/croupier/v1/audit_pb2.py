@@ -24,29 +24,53 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x63roupier/v1/audit.proto\x12\x0b\x63roupier.v1\"\xcf\x01\n\x0b\x41uditReport\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\n\n\x02ok\x18\x02 \x01(\x08\x12*\n\x07verdict\x18\x03 \x01(\x0e\x32\x19.croupier.v1.AuditVerdict\x12\x18\n\x10\x66irst_bad_stream\x18\x04 \x01(\t\x12\x1a\n\rfirst_bad_seq\x18\x05 \x01(\x03H\x00\x88\x01\x01\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x0f\n\x07message\x18\x07 \x01(\t\x12\x0e\n\x06\x63hecks\x18\x08 \x03(\tB\x10\n\x0e_first_bad_seq\"$\n\x11VerifyHandRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\">\n\x12VerifyHandResponse\x12(\n\x06report\x18\x01 \x01(\x0b\x32\x18.croupier.v1.AuditReport\"j\n\x12VerifyRangeRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x10\n\x08since_ms\x18\x03 \x01(\x03\x12\x10\n\x08until_ms\x18\x04 \x01(\x03\x12\r\n\x05limit\x18\x05 \x01(\x05\"?\n\x13VerifyRangeResponse\x12(\n\x06report\x18\x01 \x01(\x0b\x32\x18.croupier.v1.AuditReport\"$\n\x11\x45xportHandRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\"#\n\x12\x45xportHandResponse\x12\r\n\x05jsonl\x18\x01 \x01(\t*\x7f\n\x0c\x41uditVerdict\x12\x1d\n\x19\x41UDIT_VERDICT_UNSPECIFIED\x10\x00\x12\x16\n\x12\x41UDIT_VERDICT_PASS\x10\x01\x12\x16\n\x12\x41UDIT_VERDICT_FAIL\x10\x02\x12 \n\x1c\x41UDIT_VERDICT_PENDING_REVEAL\x10\x03\x32\x80\x02\n\x0c\x41uditService\x12M\n\nVerifyHand\x12\x1e.croupier.v1.VerifyHandRequest\x1a\x1f.croupier.v1.VerifyHandResponse\x12R\n\x0bVerifyRange\x12\x1f.croupier.v1.VerifyRangeRequest\x1a .croupier.v1.VerifyRangeResponse0\x01\x12M\n\nExportHand\x12\x1e.croupier.v1.ExportHandRequest\x1a\x1f.croupier.v1.ExportHandResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x63roupier/v1/audit.proto\x12\x0b\x63roupier.v1\"\xcf\x01\n\x0b\x41uditReport\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\n\n\x02ok\x18\x02 \x01(\x08\x12*\n\x07verdict\x18\x03 \x01(\x0e\x32\x19.croupier.v1.AuditVerdict\x12\x18\n\x10\x66irst_bad_stream\x18\x04 \x01(\t\x12\x1a\n\rfirst_bad_seq\x18\x05 \x01(\x03H\x00\x88\x01\x01\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x0f\n\x07message\x18\x07 \x01(\t\x12\x0e\n\x06\x63hecks\x18\x08 \x03(\tB\x10\n\x0e_first_bad_seq\"$\n\x11VerifyHandRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\">\n\x12VerifyHandResponse\x12(\n\x06report\x18\x01 \x01(\x0b\x32\x18.croupier.v1.AuditReport\"\x81\x01\n\x12VerifyRangeRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x10\n\x08since_ms\x18\x03 \x01(\x03\x12\x10\n\x08until_ms\x18\x04 \x01(\x03\x12\r\n\x05limit\x18\x05 \x01(\x05\x12\x15\n\rafter_hand_id\x18\x06 \x01(\t\"?\n\x13VerifyRangeResponse\x12(\n\x06report\x18\x01 \x01(\x0b\x32\x18.croupier.v1.AuditReport\"$\n\x11\x45xportHandRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\"#\n\x12\x45xportHandResponse\x12\r\n\x05jsonl\x18\x01 \x01(\t\";\n\x15GetHandHistoryRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x11\n\ttime_zone\x18\x02 \x01(\t\"&\n\x16GetHandHistoryResponse\x12\x0c\n\x04text\x18\x01 \x01(\t\"h\n\x13GetDayReportRequest\x12\x0b\n\x03\x64\x61y\x18\x01 \x01(\t\x12\x11\n\ttime_zone\x18\x02 \x01(\t\x12\x0f\n\x07variant\x18\x03 \x01(\t\x12\x10\n\x08table_id\x18\x04 \x01(\t\x12\x0e\n\x06\x66ormat\x18\x05 \x01(\t\"\x94\x01\n\nDayFigures\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\r\n\x05hands\x18\x03 \x01(\x03\x12\x16\n\x0eturnover_minor\x18\x04 \x01(\x03\x12\x15\n\rpayouts_minor\x18\x05 \x01(\x03\x12\x11\n\tggr_minor\x18\x06 \x01(\x03\x12\x12\n\nrake_minor\x18\x07 \x01(\x03\"\xe0\x01\n\x07SpotRtp\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x0c\n\x04spot\x18\x02 \x01(\t\x12\x0c\n\x04\x62\x65ts\x18\x03 \x01(\x03\x12\x14\n\x0cstaked_minor\x18\x04 \x01(\x03\x12\x16\n\x0ereturned_minor\x18\x05 \x01(\x03\x12\x10\n\x03rtp\x18\x06 \x01(\x01H\x00\x88\x01\x01\x12\x13\n\x06\x63i_low\x18\x07 \x01(\x01H\x01\x88\x01\x01\x12\x14\n\x07\x63i_high\x18\x08 \x01(\x01H\x02\x88\x01\x01\x12\x13\n\x06theory\x18\t \x01(\x01H\x03\x88\x01\x01\x42\x06\n\x04_rtpB\t\n\x07_ci_lowB\n\n\x08_ci_highB\t\n\x07_theory\"\x8b\x02\n\x14GetDayReportResponse\x12\x0b\n\x03\x64\x61y\x18\x01 \x01(\t\x12\x11\n\ttime_zone\x18\x02 \x01(\t\x12\x10\n\x08since_ms\x18\x03 \x01(\x03\x12\x10\n\x08until_ms\x18\x04 \x01(\x03\x12\'\n\x06tables\x18\x05 \x03(\x0b\x32\x17.croupier.v1.DayFigures\x12)\n\x08variants\x18\x06 \x03(\x0b\x32\x17.croupier.v1.DayFigures\x12&\n\x05total\x18\x07 \x01(\x0b\x32\x17.croupier.v1.DayFigures\x12!\n\x03rtp\x18\x08 \x03(\x0b\x32\x14.croupier.v1.SpotRtp\x12\x10\n\x08rendered\x18\t \x01(\t\"$\n\x11ListTablesRequest\x12\x0f\n\x07variant\x18\x01 \x01(\t\"q\n\x0cTableSummary\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\r\n\x05hands\x18\x03 \x01(\x03\x12\x17\n\x0f\x66irst_opened_ms\x18\x04 \x01(\x03\x12\x16\n\x0elast_opened_ms\x18\x05 \x01(\x03\"?\n\x12ListTablesResponse\x12)\n\x06tables\x18\x01 \x03(\x0b\x32\x19.croupier.v1.TableSummary\"\x80\x01\n\x10ListHandsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x10\n\x08since_ms\x18\x03 \x01(\x03\x12\x10\n\x08until_ms\x18\x04 \x01(\x03\x12\x11\n\tpage_size\x18\x05 \x01(\x05\x12\x12\n\npage_token\x18\x06 \x01(\t\"h\n\x0bHandSummary\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x10\n\x08table_id\x18\x03 \x01(\t\x12\x0f\n\x07shoe_id\x18\x04 \x01(\t\x12\x14\n\x0copened_at_ms\x18\x05 \x01(\x03\"U\n\x11ListHandsResponse\x12\'\n\x05hands\x18\x01 \x03(\x0b\x32\x18.croupier.v1.HandSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t*\x7f\n\x0c\x41uditVerdict\x12\x1d\n\x19\x41UDIT_VERDICT_UNSPECIFIED\x10\x00\x12\x16\n\x12\x41UDIT_VERDICT_PASS\x10\x01\x12\x16\n\x12\x41UDIT_VERDICT_FAIL\x10\x02\x12 \n\x1c\x41UDIT_VERDICT_PENDING_REVEAL\x10\x03\x32\xcb\x04\n\x0c\x41uditService\x12M\n\nVerifyHand\x12\x1e.croupier.v1.VerifyHandRequest\x1a\x1f.croupier.v1.VerifyHandResponse\x12R\n\x0bVerifyRange\x12\x1f.croupier.v1.VerifyRangeRequest\x1a .croupier.v1.VerifyRangeResponse0\x01\x12M\n\nExportHand\x12\x1e.croupier.v1.ExportHandRequest\x1a\x1f.croupier.v1.ExportHandResponse\x12Y\n\x0eGetHandHistory\x12\".croupier.v1.GetHandHistoryRequest\x1a#.croupier.v1.GetHandHistoryResponse\x12S\n\x0cGetDayReport\x12 .croupier.v1.GetDayReportRequest\x1a!.croupier.v1.GetDayReportResponse\x12M\n\nListTables\x12\x1e.croupier.v1.ListTablesRequest\x1a\x1f.croupier.v1.ListTablesResponse\x12J\n\tListHands\x12\x1d.croupier.v1.ListHandsRequest\x1a\x1e.croupier.v1.ListHandsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'croupier.pb.croupier.v1.audit_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_AUDITVERDICT']._serialized_start=600
-  _globals['_AUDITVERDICT']._serialized_end=727
+  _globals['_AUDITVERDICT']._serialized_start=2021
+  _globals['_AUDITVERDICT']._serialized_end=2148
   _globals['_AUDITREPORT']._serialized_start=41
   _globals['_AUDITREPORT']._serialized_end=248
   _globals['_VERIFYHANDREQUEST']._serialized_start=250
   _globals['_VERIFYHANDREQUEST']._serialized_end=286
   _globals['_VERIFYHANDRESPONSE']._serialized_start=288
   _globals['_VERIFYHANDRESPONSE']._serialized_end=350
-  _globals['_VERIFYRANGEREQUEST']._serialized_start=352
-  _globals['_VERIFYRANGEREQUEST']._serialized_end=458
-  _globals['_VERIFYRANGERESPONSE']._serialized_start=460
-  _globals['_VERIFYRANGERESPONSE']._serialized_end=523
-  _globals['_EXPORTHANDREQUEST']._serialized_start=525
-  _globals['_EXPORTHANDREQUEST']._serialized_end=561
-  _globals['_EXPORTHANDRESPONSE']._serialized_start=563
-  _globals['_EXPORTHANDRESPONSE']._serialized_end=598
-  _globals['_AUDITSERVICE']._serialized_start=730
-  _globals['_AUDITSERVICE']._serialized_end=986
+  _globals['_VERIFYRANGEREQUEST']._serialized_start=353
+  _globals['_VERIFYRANGEREQUEST']._serialized_end=482
+  _globals['_VERIFYRANGERESPONSE']._serialized_start=484
+  _globals['_VERIFYRANGERESPONSE']._serialized_end=547
+  _globals['_EXPORTHANDREQUEST']._serialized_start=549
+  _globals['_EXPORTHANDREQUEST']._serialized_end=585
+  _globals['_EXPORTHANDRESPONSE']._serialized_start=587
+  _globals['_EXPORTHANDRESPONSE']._serialized_end=622
+  _globals['_GETHANDHISTORYREQUEST']._serialized_start=624
+  _globals['_GETHANDHISTORYREQUEST']._serialized_end=683
+  _globals['_GETHANDHISTORYRESPONSE']._serialized_start=685
+  _globals['_GETHANDHISTORYRESPONSE']._serialized_end=723
+  _globals['_GETDAYREPORTREQUEST']._serialized_start=725
+  _globals['_GETDAYREPORTREQUEST']._serialized_end=829
+  _globals['_DAYFIGURES']._serialized_start=832
+  _globals['_DAYFIGURES']._serialized_end=980
+  _globals['_SPOTRTP']._serialized_start=983
+  _globals['_SPOTRTP']._serialized_end=1207
+  _globals['_GETDAYREPORTRESPONSE']._serialized_start=1210
+  _globals['_GETDAYREPORTRESPONSE']._serialized_end=1477
+  _globals['_LISTTABLESREQUEST']._serialized_start=1479
+  _globals['_LISTTABLESREQUEST']._serialized_end=1515
+  _globals['_TABLESUMMARY']._serialized_start=1517
+  _globals['_TABLESUMMARY']._serialized_end=1630
+  _globals['_LISTTABLESRESPONSE']._serialized_start=1632
+  _globals['_LISTTABLESRESPONSE']._serialized_end=1695
+  _globals['_LISTHANDSREQUEST']._serialized_start=1698
+  _globals['_LISTHANDSREQUEST']._serialized_end=1826
+  _globals['_HANDSUMMARY']._serialized_start=1828
+  _globals['_HANDSUMMARY']._serialized_end=1932
+  _globals['_LISTHANDSRESPONSE']._serialized_start=1934
+  _globals['_LISTHANDSRESPONSE']._serialized_end=2019
+  _globals['_AUDITSERVICE']._serialized_start=2151
+  _globals['_AUDITSERVICE']._serialized_end=2738
 # @@protoc_insertion_point(module_scope)

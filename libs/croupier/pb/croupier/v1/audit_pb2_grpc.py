@@ -54,6 +54,26 @@ class AuditServiceStub:
                 request_serializer=croupier_dot_v1_dot_audit__pb2.ExportHandRequest.SerializeToString,
                 response_deserializer=croupier_dot_v1_dot_audit__pb2.ExportHandResponse.FromString,
                 _registered_method=True)
+        self.GetHandHistory = channel.unary_unary(
+                '/croupier.v1.AuditService/GetHandHistory',
+                request_serializer=croupier_dot_v1_dot_audit__pb2.GetHandHistoryRequest.SerializeToString,
+                response_deserializer=croupier_dot_v1_dot_audit__pb2.GetHandHistoryResponse.FromString,
+                _registered_method=True)
+        self.GetDayReport = channel.unary_unary(
+                '/croupier.v1.AuditService/GetDayReport',
+                request_serializer=croupier_dot_v1_dot_audit__pb2.GetDayReportRequest.SerializeToString,
+                response_deserializer=croupier_dot_v1_dot_audit__pb2.GetDayReportResponse.FromString,
+                _registered_method=True)
+        self.ListTables = channel.unary_unary(
+                '/croupier.v1.AuditService/ListTables',
+                request_serializer=croupier_dot_v1_dot_audit__pb2.ListTablesRequest.SerializeToString,
+                response_deserializer=croupier_dot_v1_dot_audit__pb2.ListTablesResponse.FromString,
+                _registered_method=True)
+        self.ListHands = channel.unary_unary(
+                '/croupier.v1.AuditService/ListHands',
+                request_serializer=croupier_dot_v1_dot_audit__pb2.ListHandsRequest.SerializeToString,
+                response_deserializer=croupier_dot_v1_dot_audit__pb2.ListHandsResponse.FromString,
+                _registered_method=True)
 
 
 class AuditServiceServicer:
@@ -85,6 +105,36 @@ class AuditServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetHandHistory(self, request, context):
+        """A hand's history as a person reads it: seats, every bet, card and action, the
+        outcome with hand names and the settlement step by step.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetDayReport(self, request, context):
+        """Hands, turnover, payouts, GGR and rake per table and variant on one day, and the
+        empirical RTP per spot of games against the house, computed from the ledger.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTables(self, request, context):
+        """Tables that have hands.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListHands(self, request, context):
+        """Hands matching a filter, a page at a time.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AuditServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -102,6 +152,26 @@ def add_AuditServiceServicer_to_server(servicer, server):
                     servicer.ExportHand,
                     request_deserializer=croupier_dot_v1_dot_audit__pb2.ExportHandRequest.FromString,
                     response_serializer=croupier_dot_v1_dot_audit__pb2.ExportHandResponse.SerializeToString,
+            ),
+            'GetHandHistory': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetHandHistory,
+                    request_deserializer=croupier_dot_v1_dot_audit__pb2.GetHandHistoryRequest.FromString,
+                    response_serializer=croupier_dot_v1_dot_audit__pb2.GetHandHistoryResponse.SerializeToString,
+            ),
+            'GetDayReport': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetDayReport,
+                    request_deserializer=croupier_dot_v1_dot_audit__pb2.GetDayReportRequest.FromString,
+                    response_serializer=croupier_dot_v1_dot_audit__pb2.GetDayReportResponse.SerializeToString,
+            ),
+            'ListTables': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTables,
+                    request_deserializer=croupier_dot_v1_dot_audit__pb2.ListTablesRequest.FromString,
+                    response_serializer=croupier_dot_v1_dot_audit__pb2.ListTablesResponse.SerializeToString,
+            ),
+            'ListHands': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListHands,
+                    request_deserializer=croupier_dot_v1_dot_audit__pb2.ListHandsRequest.FromString,
+                    response_serializer=croupier_dot_v1_dot_audit__pb2.ListHandsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -190,6 +260,114 @@ class AuditService:
             '/croupier.v1.AuditService/ExportHand',
             croupier_dot_v1_dot_audit__pb2.ExportHandRequest.SerializeToString,
             croupier_dot_v1_dot_audit__pb2.ExportHandResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetHandHistory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/croupier.v1.AuditService/GetHandHistory',
+            croupier_dot_v1_dot_audit__pb2.GetHandHistoryRequest.SerializeToString,
+            croupier_dot_v1_dot_audit__pb2.GetHandHistoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetDayReport(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/croupier.v1.AuditService/GetDayReport',
+            croupier_dot_v1_dot_audit__pb2.GetDayReportRequest.SerializeToString,
+            croupier_dot_v1_dot_audit__pb2.GetDayReportResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTables(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/croupier.v1.AuditService/ListTables',
+            croupier_dot_v1_dot_audit__pb2.ListTablesRequest.SerializeToString,
+            croupier_dot_v1_dot_audit__pb2.ListTablesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListHands(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/croupier.v1.AuditService/ListHands',
+            croupier_dot_v1_dot_audit__pb2.ListHandsRequest.SerializeToString,
+            croupier_dot_v1_dot_audit__pb2.ListHandsResponse.FromString,
             options,
             channel_credentials,
             insecure,
