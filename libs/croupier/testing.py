@@ -23,6 +23,7 @@ import hashlib
 import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from croupier import fair
@@ -31,6 +32,7 @@ from croupier.dealing import Batch, Dealer, Hand
 from croupier.events import GENESIS, Event, Seal, heads_of, make_event, seal
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
+from croupier.money import RoundingStep, SettlementResult
 from croupier.settlement import HandSettlement, settle_state
 from croupier.signing import FileSigner, KeyRegistry, Signer
 
@@ -238,3 +240,18 @@ class DealerRun:
         shoe = self.stream(self.shoe_of(hand_id))
         stored = StoredSettlement(hs.record_bytes, hs.postings)
         return audit_hand(hand_id, full, shoe, REGISTRY, stored), hs
+
+
+def banker_rake_by_comparison(
+    result: SettlementResult, banker: str, carried: int, rate: Fraction
+) -> int:
+    """What a per-comparison rake takes from ``banker``, recomputed from the rounded
+    payments: ``rate`` of each payment the banker received (one per comparison won),
+    truncated one by one, at most what the banker still holds of what it ``carried``."""
+    rounding = next(x for x in result.steps if isinstance(x, RoundingStep))
+    won = sum(
+        rate.numerator * line.paid // rate.denominator
+        for line in rounding.payments
+        if line.payee == banker
+    )
+    return min(won, max(0, carried + result.deltas[banker] + result.rake[banker]))

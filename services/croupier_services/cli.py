@@ -5,6 +5,7 @@
     croupier demo [--games V,V] [--hands N] [--tables T] [--players P]
     croupier serve dealer|rules|settlement|audit|all [--variant V ...]
     croupier db upgrade | db check
+    croupier nats check | nats provision [--variant V ...]
     croupier keys init [--dir DIR] [--root-key FILE]
     croupier keys rotate --producer P [--dir DIR] [--root-key FILE] [--grace-ms MS]
     croupier keys revoke --key-id K [--at-ms MS] [--dir DIR] [--root-key FILE]
@@ -22,7 +23,8 @@
                     [--tz ZONE]
 
 Service commands read ``CROUPIER_*`` environment variables (see ``config.py``).
-Exit codes: 0 success, 1 a check failed (audit, fairness), 2 bad input.
+Exit codes: 0 success, 1 a check failed (audit, fairness), 2 bad input, 3 a database or
+NATS that cannot be reached.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import signal
 import sys
 from pathlib import Path
@@ -47,6 +50,12 @@ from croupier.games.registry import variants
 from croupier.signing import KeyRegistry
 from croupier_services import logs
 from croupier_services.config import Settings
+
+
+def _version() -> str:
+    from croupier_services.metrics import build_version
+
+    return build_version()
 
 
 def _json(obj: Any) -> None:
@@ -84,6 +93,10 @@ def cmd_serve(a: argparse.Namespace) -> int:
         metrics_port=s.metrics_port,
         rule_variants=a.variant or (),
         viewer_port=_viewer_port() if "audit" in roles else 0,
+        stream=s.stream,
+        consumers=s.consumers,
+        stall_after_s=s.stall_after_s,
+        unverifiable_pause_s=s.unverifiable_pause_s,
     )
 
     async def run() -> None:
@@ -108,7 +121,9 @@ def cmd_demo(a: argparse.Namespace) -> int:
     from croupier_services.demo import main_demo
 
     games = a.games.split(",") if a.games else variants()
-    return main_demo(games, a.hands, a.tables, a.players, a.seed, a.workdir, a.metrics_port)
+    return main_demo(
+        games, a.hands, a.tables, a.players, a.seed, a.workdir, a.metrics_port, a.keep_running
+    )
 
 
 # -- db / keys -----------------------------------------------------------------------
@@ -152,6 +167,38 @@ def _dev_keys(keys_dir: Path) -> None:
     if not (keys_dir / k.KEYRING_FILE).exists():
         k.init_keys(keys_dir)
         print(f"dev keys created in {keys_dir} (trust root {keys_dir / k.TRUST_ROOT_FILE})")
+
+
+# -- nats ------------------------------------------------------------------------------
+def cmd_nats(a: argparse.Namespace) -> int:
+    """``nats check``: how the stream and consumers differ from the settings;
+    ``nats provision``: apply the settings (create or update) on purpose."""
+    from croupier.bus import subjects
+    from croupier.bus.jetstream import Bus
+    from croupier_services.rules import durables_for
+    from croupier_services.settlement import DURABLE
+
+    s = Settings.from_env("nats")
+    durables = [*durables_for(a.variant or variants()), (DURABLE, subjects.filter_for("outcome"))]
+
+    async def run() -> int:
+        bus = await Bus.connect(
+            s.nats_url, name="croupier-cli", stream=s.stream, consumers=s.consumers
+        )
+        try:
+            if a.action == "provision":
+                changed = await bus.provision(durables)
+                _json({"changed": changed})
+                return 0
+            diffs = await bus.ensure_stream()
+            for d, f in durables:
+                diffs += [f"{d}: {x}" for x in await bus.ensure_consumer(d, f)]
+            _json({"differences": diffs})
+            return 1 if diffs else 0
+        finally:
+            await bus.close()
+
+    return asyncio.run(run())
 
 
 # -- rules / rtp -----------------------------------------------------------------------
@@ -376,6 +423,7 @@ def cmd_hand(a: argparse.Namespace) -> int:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="croupier", description=__doc__.split("\n\n")[0])
+    p.add_argument("--version", action="version", version=f"croupier {_version()}")
     sub = p.add_subparsers(dest="cmd", required=True)
 
     d = sub.add_parser("demo", help="run the embedded cluster with simulated players")
@@ -388,6 +436,11 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument(
         "--metrics-port", type=int, default=-1, help="Prometheus port (default: a free one; 0: off)"
     )
+    d.add_argument(
+        "--keep-running",
+        action="store_true",
+        help="after the summary, keep serving gRPC and /metrics until Ctrl-C",
+    )
     d.set_defaults(fn=cmd_demo)
 
     s = sub.add_parser("serve", help="run one service (or all) against CROUPIER_* settings")
@@ -399,6 +452,11 @@ def parser() -> argparse.ArgumentParser:
     db = sub.add_parser("db", help="database migrations")
     db.add_argument("action", choices=["upgrade"])
     db.set_defaults(fn=cmd_db)
+
+    n = sub.add_parser("nats", help="JetStream stream and consumers from the settings")
+    n.add_argument("action", choices=["check", "provision"])
+    n.add_argument("--variant", action="append", help="rules consumers of these variants only")
+    n.set_defaults(fn=cmd_nats)
 
     k = sub.add_parser("keys", help="producer keys and the root-signed keyring")
     k.add_argument("action", choices=["init", "rotate", "revoke"])
@@ -470,17 +528,57 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _masked(url: str) -> str:
+    """A URL fit for an error message: any password replaced by ``***``."""
+    return re.sub(r"(//[^:/@]+:)[^@/]*@", r"\1***@", url)
+
+
+def _unreachable(e: BaseException) -> str | None:
+    """The one-line reason when ``e`` means a database or NATS could not be reached."""
+    import sqlalchemy.exc
+
+    if isinstance(e, sqlalchemy.exc.OperationalError | sqlalchemy.exc.InterfaceError):
+        url = os.environ.get("CROUPIER_DATABASE_URL", "sqlite:///var/croupier.sqlite")
+        first = str(e.orig if e.orig is not None else e).strip().splitlines()
+        return f"database unreachable at {_masked(url)}: {first[0] if first else type(e).__name__}"
+    from nats.errors import Error as NatsError
+
+    if isinstance(e, NatsError | ConnectionError | TimeoutError):
+        url = os.environ.get("CROUPIER_NATS_URL", "nats://127.0.0.1:4222")
+        return f"NATS unreachable at {_masked(url)}: {e or type(e).__name__}"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Exit codes: 0 success, 1 a check failed, 2 bad input, 3 a dependency (database,
+    NATS) could not be reached. Errors are one line on stderr, never a traceback
+    (``CROUPIER_DEBUG=1`` re-raises for one)."""
     args = parser().parse_args(argv)
     try:
         rc: int = args.fn(args)
+        sys.stdout.flush()
         return rc
+    except BrokenPipeError:
+        # the reader went away (`croupier audit | head`): stop quietly, like `cat`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+    except KeyboardInterrupt:
+        return 130
     except CroupierError as e:
         print(f"croupier: {e.reason}: {e.message}", file=sys.stderr)
         return 1 if not isinstance(e, InvalidInput) else 2
-    except (ValueError, OSError) as e:
-        print(f"croupier: bad input: {e}", file=sys.stderr)
-        return 2
+    except Exception as e:
+        if os.environ.get("CROUPIER_DEBUG"):
+            raise
+        why = _unreachable(e)
+        if why is not None:
+            print(f"croupier: {why}", file=sys.stderr)
+            return 3
+        if isinstance(e, ValueError | OSError):
+            print(f"croupier: bad input: {e}", file=sys.stderr)
+            return 2
+        raise
 
 
 if __name__ == "__main__":

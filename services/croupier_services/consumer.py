@@ -1,30 +1,62 @@
-"""The loop every consuming service shares: fetch a batch from a durable pull consumer,
-check each message's integrity, let the service compute its events, commit them to SQL
-in one transaction, publish the results, then ack. A message that fails its checks is
-terminated (never redelivered), logged and counted with its reason; nothing of it is
-written. A batch whose commit fails is retried message by message so one bad hand cannot
-block the others."""
+"""The loop every consuming service shares, supervised so that it heals.
+
+One pass: fetch a batch from a durable pull consumer, check each message's integrity,
+let the service compute its events, commit them to SQL in one transaction *together
+with the messages to publish* (the outbox, :mod:`croupier.store.outbox`), ack, and kick
+the outbox relay. Nothing waits on a publish.
+
+What can go wrong, and what the loop does:
+
+* **transient** (NATS disconnected, a stream-leader change, a timeout, the database
+  unavailable): nothing is acked, the batch is handed back (``nak`` with a delay), the
+  loop backs off exponentially and re-creates its subscription; counted in
+  ``croupier_consumer_errors_total{consumer,kind}``.
+* **poison** (a message that fails its checks, the rules, or that the database refuses
+  for its content): copied byte-exact to the dead letters with its reason, terminated
+  (never redelivered), counted in ``croupier_dead_letters_total{consumer,reason}`` and
+  ``croupier_consumer_rejects_total{service,reason}``; the loop goes on.
+* **unverifiable** (the message's hand is not in this replica's store: a replica
+  attached to another database): the message is handed back untouched for a replica
+  that can verify it, and this loop stops taking work for ``pause_s`` and says so
+  (``croupier_consumer_paused``, readiness NOT_SERVING) instead of terminating real
+  hands.
+
+:attr:`ConsumerLoop.last_progress` and :attr:`ConsumerLoop.state` feed the process's
+health (:mod:`croupier_services.health`): a loop that makes no progress while work is
+pending turns liveness NOT_SERVING.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import sqlalchemy.exc as sa_exc
 from nats.aio.msg import Msg
+from nats.errors import Error as NatsError
+from nats.js.errors import Error as JsError
 
 from croupier.bus import wire
 from croupier.bus.jetstream import Bus, Consumer, delivery_count
+from croupier.bus.relay import OutboxRelay
 from croupier.errors import CroupierError, IntegrityError, UnknownKey
 from croupier.events import Event, Seal, SealVerifier, verify_chain
 from croupier.games.base import check_producers
-from croupier.store import EventStore
+from croupier.store import EventStore, OutboxItem
+from croupier.store import outbox as ob
 from croupier_services import metrics
-from croupier_services.keys import TrustedKeys, now_ms
+from croupier_services.keys import TrustedKeys
 
 log = logging.getLogger("croupier.consumer")
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
 
 
 @dataclass
@@ -36,6 +68,33 @@ class Work:
     publish: tuple[str, str, list[Event], list[Seal], str] | None
     after_commit: Callable[[Any], None] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Transient(Exception):
+    """A failure that is not the message's fault: retry later."""
+
+    def __init__(self, kind: str, cause: BaseException) -> None:
+        super().__init__(f"{kind}: {cause}")
+        self.kind = kind
+
+
+class Unverifiable(Exception):
+    """This replica cannot verify the message against its own store."""
+
+
+def is_transient_db(e: BaseException) -> bool:
+    """Database errors that say the database is unavailable, not that the data is bad."""
+    if isinstance(e, sa_exc.DBAPIError) and e.connection_invalidated:
+        return True
+    return isinstance(
+        e,
+        (
+            sa_exc.OperationalError,
+            sa_exc.InterfaceError,
+            sa_exc.DisconnectionError,
+            sa_exc.TimeoutError,
+        ),
+    )
 
 
 class IntegrityChecker:
@@ -83,11 +142,17 @@ class ConsumerLoop:
         service: str,
         store: EventStore,
         bus: Bus,
-        consumer: Consumer,
+        consumer: Consumer | None,
         handle: Callable[[wire.Message], Work],
         commit: Callable[[Any, Sequence[Work]], None],
         batch: int = 256,
         *,
+        durable: str = "",
+        filter_subject: str = "",
+        relay: OutboxRelay | None = None,
+        pause_s: float = 30.0,
+        max_backoff_s: float = 5.0,
+        fetch_wait_s: float = 1.0,
         trust: TrustedKeys,
     ) -> None:
         self.service = service
@@ -97,72 +162,242 @@ class ConsumerLoop:
         self.handle = handle
         self.commit = commit
         self.batch = batch
+        self.durable = durable or (consumer.durable if consumer is not None else service)
+        self.filter_subject = filter_subject
+        self.relay = relay
+        self.pause_s = pause_s
+        self.max_backoff_s = max_backoff_s
+        self.fetch_wait_s = fetch_wait_s
         self.checker = IntegrityChecker(trust, service)
+        self.outbox = ob.Outbox(store.engine)
         self.processed = 0
+        self.state = "starting"  # running | backoff | paused | stopped
+        self.last_progress = time.monotonic()
+        self.last_error = ""
+        self.pending = 0  # pending + ack-pending, as last read by the health monitor
+        # set by a message this replica could not verify, until it commits one it can:
+        # the replica stays not ready (and paused between tries) meanwhile
+        self.cannot_verify = False
         # export zero-valued series from the start, so alerts see the first increment
         metrics.SIGNATURE_FAILURES.labels(service)
         metrics.REDELIVERIES.labels(service)
         metrics.EVENTS_CONSUMED.labels(service)
+        metrics.CONSUMER_PAUSED.labels(self.durable).set(0)
+        metrics.CONSUMER_STALLED.labels(self.durable).set(0)
+        metrics.CONSUMER_UNVERIFIABLE.labels(self.durable)
+        metrics.DEAD_LETTERS.labels(self.durable, "none")
+
+    # -- supervision --------------------------------------------------------------
+    async def _subscribe(self) -> Consumer:
+        if self.consumer is None:
+            if not self.filter_subject:
+                raise Transient("subscribe", RuntimeError("no filter subject to subscribe"))
+            self.consumer = await self.bus.consumer(self.durable, self.filter_subject)
+        return self.consumer
+
+    async def _drop_subscription(self) -> None:
+        c, self.consumer = self.consumer, None
+        if c is not None and self.filter_subject:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(c.close(), 2)
 
     async def run(self, stop: asyncio.Event) -> None:
+        """Fetch and process until ``stop``; never returns on an error."""
+        delay = 0.1
+        failures = 0
+        self.state = "running"
         while not stop.is_set():
-            msgs = await self.consumer.fetch(self.batch, timeout_s=0.25)
-            if msgs:
-                await self.process(msgs)
+            try:
+                consumer = await self._subscribe()
+                msgs = await consumer.fetch(self.batch, timeout_s=self.fetch_wait_s)
+                if msgs:
+                    await self.process(msgs)
+                else:
+                    self.last_progress = time.monotonic()  # idle: nothing to do
+                self.state, delay, failures = "running", 0.1, 0
+            except asyncio.CancelledError:
+                raise
+            except Unverifiable as e:
+                self.state = "paused"
+                self.cannot_verify = True
+                self.last_error = str(e)
+                metrics.CONSUMER_PAUSED.labels(self.durable).set(1)
+                log.error(
+                    "%s: cannot verify what it receives (%s); not taking work for %.0fs",
+                    self.durable,
+                    e,
+                    self.pause_s,
+                    extra={"service": self.service, "reason": "unverifiable"},
+                )
+                await _sleep(stop, self.pause_s)
+            except Exception as e:
+                kind = e.kind if isinstance(e, Transient) else _kind(e)
+                self.state, self.last_error = "backoff", f"{kind}: {e}"
+                metrics.CONSUMER_ERRORS.labels(self.durable, kind).inc()
+                failures += 1
+                log.warning(
+                    "%s: %s (%s); retrying in %.2fs",
+                    self.durable,
+                    kind,
+                    e,
+                    delay,
+                    extra={"service": self.service, "reason": kind},
+                )
+                if kind in ("nats", "timeout") and failures >= 3:
+                    # the client re-subscribes by itself after a reconnect; a
+                    # subscription that keeps failing is made again
+                    await self._drop_subscription()
+                await _sleep(stop, delay)
+                delay = min(self.max_backoff_s, delay * 2)
+        self.state = "stopped"
 
-    def _reject(self, msg: Msg, err: CroupierError) -> None:
-        if isinstance(err, IntegrityError):
-            metrics.SIGNATURE_FAILURES.labels(self.service).inc()
-        metrics.CONSUMER_REJECTS.labels(self.service, err.reason).inc()
+    # -- one batch ---------------------------------------------------------------
+    def _known(self, m: wire.Message) -> bool:
+        """Does this replica's store hold the hand the message is about? Not: another
+        store (or a message about no hand at all)."""
+        if not m.events:
+            return True  # refused by the checks below
+        head = self.store.head(m.events[0].stream)
+        return head is not None
+
+    async def _dead_letter(self, msg: Msg, reason: str, detail: str) -> None:
+        try:
+            self.outbox.put_dead_letter(
+                self.durable,
+                _printable(msg.subject),
+                _printable(reason),
+                _printable(detail),
+                bytes(msg.data),
+                delivery_count(msg),
+                now_ms(),
+            )
+        except Exception as e:
+            if is_transient_db(e):
+                raise Transient("database", e) from e
+            # never let a message that cannot even be kept stop the loop
+            log.exception("%s: could not keep a dead letter of %s", self.durable, msg.subject)
+        metrics.DEAD_LETTERS.labels(self.durable, reason).inc()
+        metrics.CONSUMER_REJECTS.labels(self.service, reason).inc()
         log.warning(
-            "%s rejected %s: %s: %s",
+            "%s terminated %s: %s: %s",
             self.service,
             msg.subject,
-            err.reason,
-            err.message,
-            extra={"service": self.service, "subject": msg.subject, "reason": err.reason},
+            reason,
+            detail[:500],
+            extra={"service": self.service, "subject": msg.subject, "reason": reason},
         )
+        await msg.term()
+
+    async def _reject(self, msg: Msg, err: CroupierError) -> None:
+        if isinstance(err, IntegrityError):
+            metrics.SIGNATURE_FAILURES.labels(self.service).inc()
+        await self._dead_letter(msg, err.reason, err.message)
+
+    async def _hand_back(self, msgs: Sequence[Msg], delay_s: float) -> None:
+        for msg in msgs:
+            with contextlib.suppress(Exception):
+                await msg.nak(delay=delay_s)
 
     async def process(self, msgs: list[Msg]) -> None:
+        try:
+            await self._process(msgs)
+        except Transient:
+            await self._hand_back(msgs, 1.0)
+            raise
+
+    async def _process(self, msgs: list[Msg]) -> None:
         good: list[tuple[Msg, Work]] = []
+        done: set[int] = set()
         for msg in msgs:
             if delivery_count(msg) > 1:
                 metrics.REDELIVERIES.labels(self.service).inc()
             try:
                 m = wire.decode(msg.data)
+                if not self._known(m):
+                    metrics.CONSUMER_UNVERIFIABLE.labels(self.durable).inc()
+                    raise Unverifiable(f"hand {m.events[0].stream} is not in this store")
                 self.checker.check(m)
                 work = self.handle(m)
                 metrics.EVENTS_CONSUMED.labels(self.service).inc(len(m.events))
+            except Unverifiable:
+                # hand back everything not yet settled in this batch
+                await self._hand_back([x for x in msgs if id(x) not in done], 1.0)
+                raise
             except CroupierError as e:
-                self._reject(msg, e)
-                await msg.term()
+                await self._reject(msg, e)
+                done.add(id(msg))
+                continue
+            except Exception as e:
+                if is_transient_db(e):
+                    raise Transient("database", e) from e
+                await self._dead_letter(msg, "unexpected_error", f"{type(e).__name__}: {e}")
+                done.add(id(msg))
                 continue
             good.append((msg, work))
+            done.add(id(msg))
         if not good:
+            self.last_progress = time.monotonic()
             return
         try:
             self._commit([w for _, w in good])
-        except CroupierError:
+        except Exception as e:
+            if is_transient_db(e):
+                raise Transient("database", e) from e
             # one bad hand in the batch: retry one by one, terminating the bad ones
+            kept = []
             for msg, w in good:
                 try:
                     self._commit([w])
-                except CroupierError as e:
-                    self._reject(msg, e)
-                    await msg.term()
-                    good = [(m2, w2) for m2, w2 in good if m2 is not msg]
-        pubs = [w.publish for _, w in good if w.publish is not None]
-        if pubs:
-            await self.bus.publish_many(
-                [(subj, wire.encode(kind, evs, seals), mid) for subj, kind, evs, seals, mid in pubs]
-            )
-            metrics.EVENTS_PUBLISHED.labels(self.service).inc(sum(len(p[2]) for p in pubs))
+                    kept.append((msg, w))
+                except CroupierError as e1:
+                    await self._reject(msg, e1)
+                except Exception as e1:
+                    if is_transient_db(e1):
+                        raise Transient("database", e1) from e1
+                    await self._dead_letter(msg, "store_refused", f"{type(e1).__name__}: {e1}")
+            good = kept
         await asyncio.gather(*(msg.ack() for msg, _ in good))
+        if good and self.cannot_verify:
+            self.cannot_verify = False
+            metrics.CONSUMER_PAUSED.labels(self.durable).set(0)
         self.processed += len(good)
+        self.last_progress = time.monotonic()
+        if self.relay is not None:
+            self.relay.kick()
 
     def _commit(self, works: Sequence[Work]) -> None:
         with self.store.transaction() as tx:
             self.commit(tx, works)
+            items = [
+                OutboxItem(self.service, subj, mid, wire.encode(kind, evs, seals))
+                for w in works
+                if w.publish is not None
+                for subj, kind, evs, seals, mid in [w.publish]
+            ]
+            ob.enqueue(tx.connection, items, now_ms())
+        n = sum(len(w.publish[2]) for w in works if w.publish is not None)
+        if n:
+            metrics.EVENTS_PUBLISHED.labels(self.service).inc(n)
         for w in works:
             if w.after_commit is not None:
                 w.after_commit(w)
+
+
+def _printable(text: str) -> str:
+    """Text a database column accepts: control characters (a NUL, say) escaped."""
+    return "".join(c if c.isprintable() or c == " " else f"\\x{ord(c):02x}" for c in text)
+
+
+def _kind(e: BaseException) -> str:
+    if is_transient_db(e):
+        return "database"
+    if isinstance(e, (TimeoutError, asyncio.TimeoutError)):
+        return "timeout"
+    if isinstance(e, (NatsError, JsError, ConnectionError, OSError)):
+        return "nats"
+    return "unexpected"
+
+
+async def _sleep(stop: asyncio.Event, s: float) -> None:
+    with contextlib.suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(stop.wait(), s)

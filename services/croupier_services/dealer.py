@@ -2,7 +2,9 @@
 
 Every call is one atomic batch: validated by the game's engine, appended to the SQL event
 store (with the batch's seal) and only then acknowledged. A closed hand is published to
-JetStream as one message (all its events and seals) with ``Nats-Msg-Id = hand:<id>``.
+JetStream as one message (all its events and seals) with ``Nats-Msg-Id = hand:<id>``:
+the message goes into the outbox in the same SQL transaction as the hand's last events,
+and the dealer's outbox relay publishes it; no gateway call waits on NATS.
 """
 
 from __future__ import annotations
@@ -21,15 +23,18 @@ import grpc
 from croupier import canonical
 from croupier.bus import subjects, wire
 from croupier.bus.jetstream import Bus
+from croupier.bus.relay import OutboxRelay
 from croupier.dealing import Batch, Dealer, Hand, restore_table
 from croupier.errors import CroupierError, InvalidInput, NotFound
 from croupier.events import Event
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
-from croupier.store import EventStore, StreamInfo
+from croupier.store import EventStore, Outbox, OutboxItem, StreamInfo
+from croupier.store import outbox as ob
 from croupier_services import metrics
 from croupier_services.grpc_util import rpc
+from croupier_services.outboxes import relay_for
 from croupier_services.views import redact, to_pb
 
 log = logging.getLogger("croupier.dealer")
@@ -66,6 +71,8 @@ class DealerCore:
         self.lock = asyncio.Lock()
         self.feeds: dict[str, TableFeed] = {}
         self.last_move_ms: dict[str, int] = {}  # open hand -> when its last event was made
+        self.relay: OutboxRelay = relay_for(store, lambda: self.bus, "dealer")
+        self._resyncing: dict[str, asyncio.Task[None]] = {}
 
     async def expire(self, hand_id: str, source: str) -> Batch:
         """Play the rules' automatic move for the seat a hand waits on (托管); ``source``
@@ -133,17 +140,20 @@ class DealerCore:
             ev = loaded.get(r.stream_id, [])
             if ev and ev[-1].type == g.HAND_CLOSED:
                 pending.append((r, ev, seals.get(r.stream_id, [])))
-        if pending and self.bus is not None:
-            await self.bus.publish_many(
+        if pending:  # through the outbox: a start never waits on NATS
+            Outbox(self.store.engine).enqueue(
                 [
-                    (
+                    OutboxItem(
+                        "dealer",
                         subjects.subject("hand", r.variant, r.table_id),
-                        wire.encode("hand", ev, se),
                         f"hand:{r.stream_id}",
+                        wire.encode("hand", ev, se),
                     )
                     for r, ev, se in pending
-                ]
+                ],
+                self.dealer.clock_ms(),
             )
+            self.relay.kick()
         if tables or pending:
             log.info("recovered %d tables, republished %d hands", tables, len(pending))
         return tables, len(pending)
@@ -193,6 +203,31 @@ class DealerCore:
         if shoes:
             self._restore(max(shoes, key=lambda r: (r.opened_at_ms, r.stream_id)))
 
+    def _resync_later(self, table_id: str, max_backoff_s: float = 5.0) -> None:
+        """Retry :meth:`resync` in the background until the store answers (the table
+        is unknown meanwhile: calls on it fail with NOT_FOUND, none is built on a
+        memory ahead of the log)."""
+        if table_id in self._resyncing:
+            return
+
+        async def retry() -> None:
+            delay = 0.2
+            try:
+                while True:
+                    await asyncio.sleep(delay)
+                    try:
+                        async with self.lock:
+                            self.resync(table_id)
+                        log.info("table %s rebuilt from the log", table_id)
+                        return
+                    except Exception as e:
+                        log.warning("rebuilding table %s failed (%s); retrying", table_id, e)
+                        delay = min(max_backoff_s, delay * 2)
+            finally:
+                self._resyncing.pop(table_id, None)
+
+        self._resyncing[table_id] = asyncio.get_running_loop().create_task(retry())
+
     def _all(self, **filters: Any) -> list[StreamInfo]:
         out: list[StreamInfo] = []
         after: str | None = None
@@ -217,6 +252,20 @@ class DealerCore:
                     for r in b.streams
                 ],
             )
+            ob.enqueue(tx.connection, self.outbox_items(b.closed_hands), self.dealer.clock_ms())
+
+    @staticmethod
+    def outbox_items(hands: list[Hand]) -> list[OutboxItem]:
+        """The message of each closed hand: all its events and seals."""
+        return [
+            OutboxItem(
+                "dealer",
+                subjects.subject("hand", h.state.variant, h.table_id),
+                f"hand:{h.hand_id}",
+                wire.encode("hand", h.events, h.seals),
+            )
+            for h in hands
+        ]
 
     async def commit(self, table_id: str, b: Batch) -> None:
         """Store the batch, feed the table's watchers, publish closed hands. If the store
@@ -226,7 +275,10 @@ class DealerCore:
             self.persist(b)
         except Exception:
             log.exception("commit failed at table %s; rebuilding it from the log", table_id)
-            self.resync(table_id)
+            try:
+                self.resync(table_id)
+            except Exception:  # the store is down: rebuild the table when it is back
+                self._resync_later(table_id)
             raise
         feed = self.feeds.setdefault(table_id, TableFeed())
         t = self.dealer.tables.get(table_id)
@@ -239,23 +291,13 @@ class DealerCore:
                 self.last_move_ms[e.stream] = now
         for h in b.closed_hands:
             self.last_move_ms.pop(h.hand_id, None)
-        if b.closed_hands and self.bus is not None:
-            await self.publish_hands(b.closed_hands)
+        if b.closed_hands:
+            self.relay.kick()  # the relay publishes; nobody waits on it
+            metrics.EVENTS_PUBLISHED.labels("dealer").inc(
+                sum(len(h.events) for h in b.closed_hands)
+            )
         for h in b.closed_hands:
             metrics.HANDS_DEALT.labels(h.state.variant).inc()
-
-    async def publish_hands(self, hands: list[Hand]) -> None:
-        assert self.bus is not None
-        items = []
-        n = 0
-        for h in hands:
-            data = wire.encode("hand", h.events, h.seals)
-            items.append(
-                (subjects.subject("hand", h.state.variant, h.table_id), data, f"hand:{h.hand_id}")
-            )
-            n += len(h.events)
-        await self.bus.publish_many(items)
-        metrics.EVENTS_PUBLISHED.labels("dealer").inc(n)
 
 
 def turn_timeout_ms(variant: str) -> int | None:

@@ -5,13 +5,21 @@ Simulated players pick a few spots per hand at random (from a seeded ``random.Ra
 so a run is repeatable apart from the dealer's server seeds) and stake whole points; in
 games with player decisions they then act (:func:`croupier_services.bots.next_move`)
 until the hand closes.
+
+The demo never stops on a refused move: bots check their moves with the rules first;
+a bet or move the dealer still refuses is logged, counted in the summary and replaced
+by a legal one (bets one by one without the refused ones; the rules' automatic move by
+``ExpireTurn``); a table that cannot go on is logged and the run still ends with its
+summary and the audit of every hand that was dealt.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random
+import signal
 import sys
 import tempfile
 import time
@@ -19,7 +27,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 
@@ -39,6 +47,27 @@ from croupier_services.keys import TRUST_ROOT_FILE, init_keys
 from croupier_services.runtime import Node
 
 STACK = 10_000_000  # minor units each player carries into a hand
+
+log = logging.getLogger("croupier.demo")
+
+
+@dataclass
+class Refusals:
+    """Moves and bets the rules refused during a run (each replaced by a legal one)."""
+
+    moves: int = 0
+    bets: int = 0
+    tables_stopped: int = 0
+    first: str = ""
+
+    def note(self, what: str) -> None:
+        log.warning("%s", what)
+        if not self.first:
+            self.first = what
+
+    @property
+    def total(self) -> int:
+        return self.moves + self.bets
 
 
 @dataclass
@@ -76,8 +105,92 @@ class Progress:
         sys.stderr.flush()
 
 
+Events = list[tuple[str, dict[str, Any]]]
+
+
+class Refused(Exception):
+    """The dealer refused a request (a bet, a move, a timeout); the message says why."""
+
+
+@dataclass(frozen=True)
+class View:
+    """What a player sees of a hand: its phase and its events (face-down cards of others
+    redacted), as ``GetHandView`` returns it."""
+
+    phase: str
+    events: Events
+
+
+class Tables(Protocol):
+    """The gateway calls the demo makes, one implementation per way of reaching a
+    dealer (:class:`GrpcTables`: the cluster's gRPC API). Each raises :class:`Refused`
+    when the dealer refuses the request."""
+
+    async def open_table(self, table: str, variant: str) -> None: ...
+    async def open_hand(self, table: str, seats: list[tuple[int, str, int]]) -> tuple[str, int]: ...
+    async def place_bets(self, hand_id: str, bets: list[tuple[int, str, int]]) -> None: ...
+    async def close_betting(self, hand_id: str) -> View: ...
+    async def view(self, hand_id: str, seat: int) -> View: ...
+    async def act(self, hand_id: str, seat: int, action: str, args: dict[str, Any]) -> View: ...
+    async def expire(self, hand_id: str) -> View: ...
+    async def close_table(self, table: str) -> None: ...
+
+
+def _view(v: gateway_pb2.HandView) -> View:
+    return View(v.phase, [(e.type, json.loads(e.payload_json)) for e in v.events])
+
+
+class GrpcTables:
+    """:class:`Tables` through the cluster's ``GatewayService``."""
+
+    def __init__(self, gw: gateway_pb2_grpc.GatewayServiceStub) -> None:
+        self.gw = gw
+
+    async def _call(self, method: str, request: Any) -> Any:
+        try:
+            return await getattr(self.gw, method)(request)
+        except grpc.aio.AioRpcError as e:
+            raise Refused(f"{method}: {e.code().name}: {e.details()}") from e
+
+    async def open_table(self, table: str, variant: str) -> None:
+        req = gateway_pb2.OpenTableRequest(
+            table_id=table, variant=variant, client_seed=f"demo-{table}"
+        )
+        await self._call("OpenTable", req)
+
+    async def open_hand(self, table: str, seats: list[tuple[int, str, int]]) -> tuple[str, int]:
+        rows = [gateway_pb2.SeatEntry(seat=s, player_id=p, stack_minor=k) for s, p, k in seats]
+        h = await self._call("OpenHand", gateway_pb2.OpenHandRequest(table_id=table, seats=rows))
+        return h.hand_id, h.hand_no
+
+    async def place_bets(self, hand_id: str, bets: list[tuple[int, str, int]]) -> None:
+        rows = [gateway_pb2.Bet(seat=s, spot=sp, amount_minor=a) for s, sp, a in bets]
+        await self._call("PlaceBets", gateway_pb2.PlaceBetsRequest(hand_id=hand_id, bets=rows))
+
+    async def close_betting(self, hand_id: str) -> View:
+        r = await self._call("CloseBetting", gateway_pb2.CloseBettingRequest(hand_id=hand_id))
+        return _view(r.view)
+
+    async def view(self, hand_id: str, seat: int) -> View:
+        req = gateway_pb2.GetHandViewRequest(hand_id=hand_id, seat=seat)
+        return _view((await self._call("GetHandView", req)).view)
+
+    async def act(self, hand_id: str, seat: int, action: str, args: dict[str, Any]) -> View:
+        req = gateway_pb2.ActRequest(
+            hand_id=hand_id, seat=seat, action=action, args_json=json.dumps(args)
+        )
+        return _view((await self._call("Act", req)).view)
+
+    async def expire(self, hand_id: str) -> View:
+        r = await self._call("ExpireTurn", gateway_pb2.ExpireTurnRequest(hand_id=hand_id))
+        return _view(r.view)
+
+    async def close_table(self, table: str) -> None:
+        await self._call("CloseTable", gateway_pb2.CloseTableRequest(table_id=table))
+
+
 async def play_table(
-    gw: gateway_pb2_grpc.GatewayServiceStub,
+    tables: Tables,
     variant: str,
     table: str,
     players: int,
@@ -85,56 +198,98 @@ async def play_table(
     rng: random.Random,
     progress: Progress,
     staked: dict[str, int],
+    refused: Refusals,
+) -> list[str]:
+    """Play ``hands`` hands at a new table; returns their hand ids. A table that cannot
+    go on (a refusal the bots could not work around) is logged and stopped, and the run
+    goes on: it ends with its summary and audit (which then show the hands missing)."""
+    played: list[str] = []
+    try:
+        await tables.open_table(table, variant)
+        seats = [
+            (i + 1, f"{table}_p{i + 1}", STACK)
+            for i in range(min(players, engine_for(variant).max_seats or players))
+        ]
+        for _ in range(hands):
+            hand_id, hand_no = await tables.open_hand(table, seats)
+            played.append(hand_id)
+            await play_hand(tables, variant, hand_id, hand_no, seats, rng, staked, refused)
+            progress.step()
+        await tables.close_table(table)
+    except Refused as e:
+        refused.tables_stopped += 1
+        refused.note(f"table {table} stopped: {e}")
+    return played
+
+
+async def play_hand(
+    tables: Tables,
+    variant: str,
+    hand_id: str,
+    hand_no: int,
+    seats: list[tuple[int, str, int]],
+    rng: random.Random,
+    staked: dict[str, int],
+    refused: Refusals,
 ) -> None:
-    await gw.OpenTable(
-        gateway_pb2.OpenTableRequest(table_id=table, variant=variant, client_seed=f"demo-{table}")
-    )
-    seats = [
-        gateway_pb2.SeatEntry(seat=i + 1, player_id=f"{table}_p{i + 1}", stack_minor=STACK)
-        for i in range(min(players, engine_for(variant).max_seats or players))
-    ]
-    for _ in range(hands):
-        h = await gw.OpenHand(gateway_pb2.OpenHandRequest(table_id=table, seats=seats))
-        bets = bets_for(variant, rng, [s.seat for s in seats], h.hand_no, STACK)
-        if bets:
-            await gw.PlaceBets(
-                gateway_pb2.PlaceBetsRequest(
-                    hand_id=h.hand_id,
-                    bets=[gateway_pb2.Bet(seat=s, spot=sp, amount_minor=a) for s, sp, a in bets],
+    """One hand: the bots' bets, then their decisions until the hand closes. A move the
+    rules refuse is logged and replaced by the rules' automatic move (``ExpireTurn``), a
+    refused bet is left out."""
+    bets = bets_for(variant, rng, [s for s, _, _ in seats], hand_no, STACK)
+    for _, sp, a in await place_bets(tables, hand_id, bets, refused):
+        staked[sp] += a
+    view = await tables.close_betting(hand_id)
+    # families with player decisions: the bots decide until the hand closes; a bot that
+    # lets its turn run out is played by the dealer (ExpireTurn)
+    while view.phase != "closed":
+        events = view.events
+        seat = seat_to_act(variant, events)
+        if seat is not None:  # the bot decides on its own seat's view (its own cards)
+            events = (await tables.view(hand_id, seat)).events
+        move = next_move(variant, events, rng)
+        if move is None:
+            break
+        if move.refused:
+            refused.moves += 1
+            refused.note(f"{hand_id}: seat {move.seat} {move.action}: {move.refused}")
+        if not move.timeout:
+            try:
+                view = await tables.act(hand_id, move.seat, move.action, move.args)
+            except Refused as e:
+                refused.moves += 1
+                refused.note(
+                    f"{hand_id}: seat {move.seat} {move.action} {move.args} refused "
+                    f"({e}); the rules' automatic move instead"
                 )
-            )
-            for _, sp, a in bets:
-                staked[sp] += a
-        view = (await gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=h.hand_id))).view
-        # families with player decisions: the bots decide until the hand closes; a bot that
-        # lets its turn run out is played by the dealer (ExpireTurn)
-        while view.phase != "closed":
-            events = [(e.type, json.loads(e.payload_json)) for e in view.events]
-            seat = seat_to_act(variant, events)
-            if seat is not None:  # the bot decides on its own seat's view (its own cards)
-                own = await gw.GetHandView(
-                    gateway_pb2.GetHandViewRequest(hand_id=h.hand_id, seat=seat)
-                )
-                events = [(e.type, json.loads(e.payload_json)) for e in own.view.events]
-            move = next_move(variant, events, rng)
-            if move is None:
-                break
-            if move.timeout:
-                view = (await gw.ExpireTurn(gateway_pb2.ExpireTurnRequest(hand_id=h.hand_id))).view
             else:
-                act = await gw.Act(
-                    gateway_pb2.ActRequest(
-                        hand_id=h.hand_id,
-                        seat=move.seat,
-                        action=move.action,
-                        args_json=json.dumps(move.args),
-                    )
-                )
-                view = act.view
-            if move.stake:
-                staked[move.spot] += move.stake
-        progress.step()
-    await gw.CloseTable(gateway_pb2.CloseTableRequest(table_id=table))
+                if move.stake:
+                    staked[move.spot] += move.stake
+                continue
+        view = await tables.expire(hand_id)
+
+
+async def place_bets(
+    tables: Tables, hand_id: str, bets: list[tuple[int, str, int]], refused: Refusals
+) -> list[tuple[int, str, int]]:
+    """Place ``bets`` in one request; if the dealer refuses it, log why and place them one
+    by one, leaving out each it refuses. Returns the bets placed."""
+    if not bets:
+        return []
+    try:
+        await tables.place_bets(hand_id, bets)
+        return bets
+    except Refused as e:
+        refused.note(f"{hand_id}: bets refused ({e}); placing them one by one")
+    placed = []
+    for bet in bets:
+        try:
+            await tables.place_bets(hand_id, [bet])
+        except Refused as e:
+            refused.bets += 1
+            refused.note(f"{hand_id}: bet {bet} refused ({e})")
+        else:
+            placed.append(bet)
+    return placed
 
 
 async def run_demo(
@@ -147,6 +302,7 @@ async def run_demo(
     nats_url: str | None = None,
     database_url: str | None = None,
     metrics_port: int = 0,
+    keep_running: bool = False,
 ) -> int:
     db_url = database_url or f"sqlite:///{workdir / 'croupier.sqlite'}"
     if metrics_port < 0:
@@ -167,9 +323,26 @@ async def run_demo(
     )
     await node.start()
     try:
-        return await _drive(node, games, hands, tables, players, seed)
+        rc = await _drive(node, games, hands, tables, players, seed)
+        if keep_running:
+            await _serve_until_stopped(node)
+        return rc
     finally:
         await node.stop()
+
+
+async def _serve_until_stopped(node: Node) -> None:
+    """``--keep-running``: leave the cluster up (gRPC, metrics) after the summary, so
+    Prometheus, grpcurl or the replay viewer can be pointed at it, until SIGINT/SIGTERM."""
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, node.stop_event.set)
+    print(
+        f"\nserving until Ctrl-C: gRPC 127.0.0.1:{node.bound_port}"
+        + (f", metrics http://127.0.0.1:{node.metrics_port}/metrics" if node.metrics_port else ""),
+        flush=True,
+    )
+    await node.wait()
 
 
 async def _drive(
@@ -177,7 +350,7 @@ async def _drive(
 ) -> int:
     target = f"127.0.0.1:{node.bound_port}"
     async with grpc.aio.insecure_channel(target) as ch:
-        gw = gateway_pb2_grpc.GatewayServiceStub(ch)
+        tables_ = GrpcTables(gateway_pb2_grpc.GatewayServiceStub(ch))
         st = settlement_pb2_grpc.SettlementServiceStub(ch)
         au = audit_pb2_grpc.AuditServiceStub(ch)
         rng = random.Random(seed)
@@ -185,6 +358,7 @@ async def _drive(
         progress = Progress(total, "dealing ")
         t0 = time.perf_counter()
         jobs = []
+        refused = Refusals()
         staked: dict[str, dict[str, int]] = {v: defaultdict(int) for v in games}
         for variant in games:
             per = [hands // tables + (1 if i < hands % tables else 0) for i in range(tables)]
@@ -193,7 +367,7 @@ async def _drive(
                     table = f"{variant.replace('.', '_')}_t{i + 1}_{seed}"
                     jobs.append(
                         play_table(
-                            gw,
+                            tables_,
                             variant,
                             table,
                             players,
@@ -201,6 +375,7 @@ async def _drive(
                             random.Random(rng.random()),
                             progress,
                             staked[variant],
+                            refused,
                         )
                     )
         await asyncio.gather(*jobs)
@@ -245,6 +420,7 @@ async def _drive(
         first_bad,
         ok,
         node,
+        refused,
     )
     return 0 if ok else 1
 
@@ -288,6 +464,7 @@ def _print_summary(
     first_bad: str | None,
     ok: bool,
     node: Node,
+    refused: Refusals,
 ) -> None:
     p = print
     p("")
@@ -326,6 +503,12 @@ def _print_summary(
     )
     if first_bad:
         p(f"  first failure: {first_bad}")
+    p(
+        f"  refused by the rules and replaced: {refused.moves} moves, {refused.bets} bets"
+        + (f" (first: {refused.first})" if refused.first else "")
+    )
+    if refused.tables_stopped:
+        p(f"  tables stopped: {refused.tables_stopped}")
     p(f"  verdict: {'PASS' if ok else 'FAIL'}")
     if node.metrics_port:
         p(
@@ -344,6 +527,7 @@ def main_demo(
     seed: int,
     workdir: str | None,
     metrics_port: int,
+    keep_running: bool = False,
 ) -> int:
     for g_ in games:
         engine_for(g_)
@@ -351,9 +535,27 @@ def main_demo(
         wd = Path(workdir)
         wd.mkdir(parents=True, exist_ok=True)
         return asyncio.run(
-            run_demo(games, hands, tables, players, seed, wd, metrics_port=metrics_port)
+            run_demo(
+                games,
+                hands,
+                tables,
+                players,
+                seed,
+                wd,
+                metrics_port=metrics_port,
+                keep_running=keep_running,
+            )
         )
     with tempfile.TemporaryDirectory(prefix="croupier-demo-") as d:
         return asyncio.run(
-            run_demo(games, hands, tables, players, seed, Path(d), metrics_port=metrics_port)
+            run_demo(
+                games,
+                hands,
+                tables,
+                players,
+                seed,
+                Path(d),
+                metrics_port=metrics_port,
+                keep_running=keep_running,
+            )
         )

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Histogram, start_http_server
+import platform
+import threading
+from collections.abc import Callable, Iterable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib.metadata import PackageNotFoundError, version
+
+from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, Info, generate_latest
 
 HANDS_DEALT = Counter("croupier_hands_dealt_total", "Hands closed by the dealer", ["variant"])
 HANDS_SETTLED = Counter("croupier_hands_settled_total", "Hands settled", ["variant"])
@@ -42,7 +48,121 @@ REDELIVERIES = Counter(
 )
 
 
-def serve(port: int) -> None:
-    """Expose /metrics on ``port`` (0 = do not serve)."""
-    if port:
-        start_http_server(port, addr="0.0.0.0")
+Probe = Callable[[], tuple[bool, str]]
+
+
+def serve(
+    port: int, ready: Probe | None = None, live: Probe | None = None
+) -> ThreadingHTTPServer | None:
+    """Expose ``/metrics`` on ``port`` (0 = do not serve), with ``/readyz`` and
+    ``/livez`` (HTTP 200 or 503 with the reason) when probes are given."""
+    if not port:
+        return None
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            path = self.path.split("?", 1)[0]
+            if path == "/metrics":
+                self._send(200, generate_latest(), CONTENT_TYPE_LATEST)
+            elif path in ("/readyz", "/livez"):
+                probe = ready if path == "/readyz" else live
+                ok, why = probe() if probe is not None else (True, "ok")
+                self._send(200 if ok else 503, (why + "\n").encode(), "text/plain")
+            else:
+                self._send(404, b"not found\n", "text/plain")
+
+        def _send(self, code: int, body: bytes, ctype: str) -> None:
+            self.send_response(code)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            return
+
+    httpd = ThreadingHTTPServer(("0.0.0.0", port), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd
+
+
+OUTBOX_DEPTH = Gauge(
+    "croupier_outbox_depth", "Messages committed and not yet published", ["producer"]
+)
+OUTBOX_OLDEST_AGE = Gauge(
+    "croupier_outbox_oldest_age_seconds",
+    "Age of the oldest message waiting in the outbox (0 when empty)",
+    ["producer"],
+)
+OUTBOX_PUBLISHED = Counter(
+    "croupier_outbox_published_total", "Outbox messages the stream acknowledged", ["producer"]
+)
+DEAD_LETTERS = Counter(
+    "croupier_dead_letters_total",
+    "Poison messages terminated and kept in the dead letters",
+    ["consumer", "reason"],
+)
+CONSUMER_PENDING = Gauge(
+    "croupier_consumer_pending", "Messages not yet delivered to a durable consumer", ["consumer"]
+)
+CONSUMER_ACK_PENDING = Gauge(
+    "croupier_consumer_ack_pending",
+    "Messages delivered to a durable consumer and not yet acknowledged",
+    ["consumer"],
+)
+CONSUMER_ERRORS = Counter(
+    "croupier_consumer_errors_total",
+    "Transient failures of a consumer loop (retried with backoff)",
+    ["consumer", "kind"],
+)
+CONSUMER_UNVERIFIABLE = Counter(
+    "croupier_consumer_unverifiable_total",
+    "Messages a replica could not verify against its store (handed back, not terminated)",
+    ["consumer"],
+)
+CONSUMER_PAUSED = Gauge(
+    "croupier_consumer_paused",
+    "1 while a consumer loop has stopped taking work because it cannot verify it",
+    ["consumer"],
+)
+CONSUMER_STALLED = Gauge(
+    "croupier_consumer_stalled",
+    "1 while a consumer loop makes no progress although work is pending",
+    ["consumer"],
+)
+HEALTH = Gauge(
+    "croupier_health_ok", "1 when a dependency or loop of this process is healthy", ["check"]
+)
+
+
+BUILD_INFO = Info("croupier_build", "Version of the running Croupier build")
+
+TURN_SOURCES = ("gateway", "clock")
+"""Who decided a turn timed out: the gateway's ExpireTurn call, or the dealer's clock."""
+
+PER_VARIANT = (HANDS_DEALT, HANDS_SETTLED, RAKE, PAYOUT, BETS)
+
+
+def build_version() -> str:
+    try:
+        return version("croupier")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def prime(variants: Iterable[str]) -> None:
+    """Create every labelled child at start-up, at 0, for the variants this process
+    serves (the consumer loops create their service's children when they are built).
+    A child that first appears on its first increment
+    has no earlier sample, so ``increase()`` and ``rate()`` read that first step as 0:
+    a variant that settles its first hands would look stalled, and a first signature
+    failure would go unseen. ``croupier_build_info`` is set here too."""
+    BUILD_INFO.info({"version": build_version(), "python": platform.python_version()})
+    for v in variants:
+        for counter in PER_VARIANT:
+            counter.labels(v)
+        SETTLEMENT_LATENCY.labels(v)
+        for source in TURN_SOURCES:
+            TURN_TIMEOUTS.labels(v, source)
+    for verdict in ("pass", "fail", "pending_reveal"):
+        AUDIT_HANDS.labels(verdict)

@@ -10,6 +10,7 @@ from typing import Any
 
 from croupier.bus import subjects, wire
 from croupier.bus.jetstream import Bus
+from croupier.bus.relay import OutboxRelay
 from croupier.errors import RuleViolation
 from croupier.events import heads_of, make_event, seal
 from croupier.games import base as g
@@ -18,6 +19,7 @@ from croupier.signing import Signer
 from croupier.store import EventStore
 from croupier_services.consumer import ConsumerLoop, Work
 from croupier_services.keys import TrustedKeys
+from croupier_services.outboxes import relay_for
 
 
 class RulesService:
@@ -36,6 +38,7 @@ class RulesService:
         self.variants = list(variants)
         for v in self.variants:
             engine_for(v)  # fail fast on an unknown variant
+        self.relay: OutboxRelay = relay_for(store, lambda: self.bus, "rules")
 
     def handle(self, m: wire.Message) -> Work:
         first, last = m.events[0], m.events[-1]
@@ -80,12 +83,13 @@ class RulesService:
             subj, kind, evs, _, mid = w.publish
             w.publish = (subj, kind, evs, [*w.extra["seals"], s], mid)
 
-    async def loops(self, batch: int = 256) -> list[ConsumerLoop]:
+    async def loops(self, batch: int = 256, *, subscribe: bool = True) -> list[ConsumerLoop]:
+        """One supervised loop per variant (each on its durable consumer, created or
+        verified now when ``subscribe``, else when the loop starts)."""
         out = []
         for v in self.variants:
-            c = await self.bus.consumer(
-                f"rules_{subjects.token(v)}", subjects.filter_for("hand", v)
-            )
+            durable, filt = durables_for([v])[0]
+            c = await self.bus.consumer(durable, filt) if subscribe else None
             out.append(
                 ConsumerLoop(
                     "rules",
@@ -95,7 +99,15 @@ class RulesService:
                     self.handle,
                     self.commit,
                     batch,
+                    durable=durable,
+                    filter_subject=filt,
+                    relay=self.relay,
                     trust=self.trust,
                 )
             )
         return out
+
+
+def durables_for(variants: Sequence[str]) -> list[tuple[str, str]]:
+    """The rule service's durable consumers and their filters, one per variant."""
+    return [(f"rules_{subjects.token(v)}", subjects.filter_for("hand", v)) for v in variants]

@@ -15,7 +15,8 @@ from typing import Any
 import grpc
 
 from croupier.bus.embedded import EmbeddedNats
-from croupier.bus.jetstream import Bus
+from croupier.bus.jetstream import Bus, ConsumerSpec, StreamSpec
+from croupier.bus.relay import OutboxRelay
 from croupier.dealing import Dealer
 from croupier.errors import ConfigError, CroupierError, IdempotencyConflict, UnknownKey
 from croupier.games.registry import variants as known_variants
@@ -27,6 +28,7 @@ from croupier_services.audit import AuditServicer
 from croupier_services.consumer import ConsumerLoop
 from croupier_services.dealer import DealerCore, GatewayServicer
 from croupier_services.grpc_util import add_health_and_reflection
+from croupier_services.health import HealthMonitor
 from croupier_services.keys import TrustedKeys, load_service_signers
 from croupier_services.rules import RulesService
 from croupier_services.settlement import SettlementServicer, SettlementWorker
@@ -95,7 +97,12 @@ def load_signers(
 
 @dataclass
 class Node:
-    """One process: any subset of dealer, rules, settlement, audit."""
+    """One process: any subset of dealer, rules, settlement, audit.
+
+    Start-up never waits on NATS: the store, the gRPC server, health and metrics come
+    up first; the bus is joined in the background (retried with backoff), then the
+    stream and consumers are verified and the loops and outbox relays started. The
+    audit service alone never connects to NATS."""
 
     roles: Sequence[str]
     database_url: str
@@ -107,11 +114,17 @@ class Node:
     turn_clock: bool = True  # the dealer plays timed-out turns (variants' timeouts.turn_ms)
     trust_root: str | None = None  # pinned root file (default: CROUPIER_TRUST_ROOT, keys dir)
     trust: TrustedKeys | None = None
+    stream: StreamSpec = field(default_factory=StreamSpec)
+    consumers: ConsumerSpec = field(default_factory=ConsumerSpec)
+    stall_after_s: float = 60.0
+    unverifiable_pause_s: float = 30.0
     store: EventStore | None = None
     bus: Bus | None = None
     nats: EmbeddedNats | None = None
     server: grpc.aio.Server | None = None
     core: DealerCore | None = None
+    health: HealthMonitor | None = None
+    relays: list[OutboxRelay] = field(default_factory=list)
     loops: list[ConsumerLoop] = field(default_factory=list)
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     stop_event: asyncio.Event = field(default_factory=asyncio.Event)
@@ -121,42 +134,35 @@ class Node:
     viewer_authorize: Any = None  # croupier_services.viewer.Authorize: the auditor check
     viewer: Any = None
 
+    @property
+    def needs_nats(self) -> bool:
+        return any(r in self.roles for r in ("dealer", "rules", "settlement"))
+
     async def start(self) -> Node:
         signers = role_signers(self.keys_dir, self.roles)  # first: no key, no start
         self.trust = TrustedKeys.from_dir(Path(self.keys_dir), self.trust_root)
-        if self.nats_url is None:
+        if self.nats_url is None and self.needs_nats:
             self.nats = EmbeddedNats().start()
             self.nats_url = self.nats.url
         self.store = open_store(self.database_url)
         trust_signers(self.store, signers, self.trust)
-        self.bus = await Bus.connect(self.nats_url, name=f"croupier-{'-'.join(self.roles)}")
-        await self.bus.ensure_stream()
         served: list[str] = []
         self.server = grpc.aio.server()
         if "dealer" in self.roles:
             self.core = DealerCore(
                 Dealer(signers["dealer"], signers["gateway"], clock_ms=now_ms),
                 self.store,
-                self.bus,
+                None,
             )
             await self.core.recover()
+            self.relays.append(self.core.relay)
             if self.turn_clock:
                 self.tasks.append(asyncio.create_task(self.core.run_turn_clock(self.stop_event)))
             gateway_pb2_grpc.add_GatewayServiceServicer_to_server(
                 GatewayServicer(self.core), self.server
             )
             served.append(SERVICE_NAMES["dealer"])
-        if "rules" in self.roles:
-            rv = list(self.rule_variants) or known_variants()
-            self.loops += await RulesService(
-                self.store, self.bus, signers["rules"], rv, trust=self.trust
-            ).loops()
         if "settlement" in self.roles:
-            self.loops.append(
-                await SettlementWorker(
-                    self.store, self.bus, signers["settlement"], trust=self.trust
-                ).loop()
-            )
             settlement_pb2_grpc.add_SettlementServiceServicer_to_server(
                 SettlementServicer(self.store), self.server
             )
@@ -178,17 +184,73 @@ class Node:
                 )
                 self.viewer.start()
                 log.info("replay viewer on http://%s:%d/", self.viewer_host, self.viewer.port)
+        consuming = any(r in self.roles for r in ("rules", "settlement"))
+        self.health = HealthMonitor(
+            self.store,
+            lambda: self.bus,
+            lambda: self.loops,
+            needs_nats=consuming,
+            stall_after_s=self.stall_after_s,
+        )
         if served:
-            await add_health_and_reflection(self.server, served)
+            hs = await add_health_and_reflection(self.server, served)
+            self.health.attach(hs, served)
             self.bound_port = self.server.add_insecure_port(f"0.0.0.0:{self.grpc_port}")
             await self.server.start()
-        metrics.serve(self.metrics_port)
-        for loop in self.loops:
-            self.tasks.append(asyncio.create_task(loop.run(self.stop_event)))
+        metrics.prime(list(self.rule_variants) or known_variants())
+        metrics.serve(self.metrics_port, self.health.ready_probe, self.health.live_probe)
+        await self.health.check()
+        self.tasks.append(asyncio.create_task(self.health.run(self.stop_event)))
+        if self.needs_nats:
+            self.tasks.append(asyncio.create_task(self._join_bus(signers)))
         log.info(
             "started %s (grpc %s, nats %s)", ",".join(self.roles), self.bound_port, self.nats_url
         )
         return self
+
+    async def _join_bus(self, signers: dict[str, Signer]) -> None:
+        """Connect (retrying), verify the stream, start loops and relays."""
+        assert self.store is not None and self.nats_url is not None
+        assert self.trust is not None
+        bus = await Bus.connect_retrying(
+            self.nats_url,
+            self.stop_event,
+            name=f"croupier-{'-'.join(self.roles)}",
+            stream=self.stream,
+            consumers=self.consumers,
+        )
+        if bus is None:
+            return
+        self.bus = bus
+        if self.core is not None:
+            self.core.bus = bus
+        delay = 0.2
+        while not self.stop_event.is_set():
+            try:
+                await bus.ensure_stream()
+                break
+            except Exception as e:  # no stream leader yet, NATS restarting
+                log.warning("stream set-up failed (%s); retrying in %.1fs", e, delay)
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self.stop_event.wait(), delay)
+                delay = min(5.0, delay * 2)
+        loops: list[ConsumerLoop] = []
+        if "rules" in self.roles:
+            rv = list(self.rule_variants) or known_variants()
+            rules = RulesService(self.store, bus, signers["rules"], rv, trust=self.trust)
+            loops += await rules.loops(subscribe=False)
+            self.relays.append(rules.relay)
+        if "settlement" in self.roles:
+            worker = SettlementWorker(self.store, bus, signers["settlement"], trust=self.trust)
+            loops.append(await worker.loop(subscribe=False))
+            self.relays.append(worker.relay)
+        for lp in loops:
+            lp.pause_s = self.unverifiable_pause_s
+        self.loops += loops
+        for relay in self.relays:
+            self.tasks.append(asyncio.create_task(relay.run(self.stop_event)))
+        for lp in loops:
+            self.tasks.append(asyncio.create_task(lp.run(self.stop_event)))
 
     async def wait(self) -> None:
         await self.stop_event.wait()

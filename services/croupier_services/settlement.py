@@ -16,6 +16,7 @@ import grpc
 from croupier import canonical
 from croupier.bus import subjects, wire
 from croupier.bus.jetstream import Bus
+from croupier.bus.relay import OutboxRelay
 from croupier.errors import InvalidInput, NotFound, RuleViolation
 from croupier.events import heads_of, make_event, seal
 from croupier.games import base as g
@@ -28,6 +29,9 @@ from croupier_services import metrics
 from croupier_services.consumer import ConsumerLoop, Work
 from croupier_services.grpc_util import rpc
 from croupier_services.keys import TrustedKeys
+from croupier_services.outboxes import relay_for
+
+DURABLE = "settlement"
 
 
 def now_ms() -> int:
@@ -39,6 +43,7 @@ class SettlementWorker:
         if signer.producer != "settlement":
             raise ValueError("the settlement service signs as 'settlement'")
         self.store, self.bus, self.signer, self.trust = store, bus, signer, trust
+        self.relay: OutboxRelay = relay_for(store, lambda: self.bus, "settlement")
 
     def handle(self, m: wire.Message) -> Work:
         first, last = m.events[0], m.events[-1]
@@ -123,8 +128,9 @@ class SettlementWorker:
         metrics.BETS.labels(hs.variant).inc(hs.staked)
         metrics.PAYOUT.labels(hs.variant).inc(hs.returned)
 
-    async def loop(self, batch: int = 256) -> ConsumerLoop:
-        c = await self.bus.consumer("settlement", subjects.filter_for("outcome"))
+    async def loop(self, batch: int = 256, *, subscribe: bool = True) -> ConsumerLoop:
+        filt = subjects.filter_for("outcome")
+        c = await self.bus.consumer(DURABLE, filt) if subscribe else None
         return ConsumerLoop(
             "settlement",
             self.store,
@@ -133,6 +139,9 @@ class SettlementWorker:
             self.handle,
             self.commit,
             batch,
+            durable=DURABLE,
+            filter_subject=filt,
+            relay=self.relay,
             trust=self.trust,
         )
 

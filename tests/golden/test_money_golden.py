@@ -25,8 +25,11 @@ from croupier.money import (
     LiabilityRule,
     PairAmountCap,
     PotSeat,
+    RakeBasis,
     RakePolicy,
+    RakeUnitStep,
     SettlementResult,
+    Wager,
     classic_niuniu_bet_limits,
     doudizhu_cap,
     doudizhu_claims,
@@ -37,6 +40,7 @@ from croupier.money import (
     mahjong_self_draw_claims,
     points_to_minor,
     settle,
+    settle_against_house,
     settle_pots,
     tongbi_niuniu_claims,
     xuezhan_daodi_pair_cap,
@@ -115,7 +119,21 @@ def check_result(result: SettlementResult, inputs: dict[str, Any], exp: dict[str
 
 
 def rake_of(inputs: dict[str, Any]) -> RakePolicy:
-    return RakePolicy(exact(inputs["rake_rate"]))
+    basis = RakeBasis(inputs.get("rake_basis", "net"))
+    return RakePolicy(exact(inputs["rake_rate"]), basis=basis)
+
+
+def check_units(result: SettlementResult, exp: dict[str, Any]) -> None:
+    """``comparison_rakes``: each won comparison as ``[winner, against, won, rake]``."""
+    if "comparison_rakes" not in exp:
+        return
+    units = exp["units"]
+    got = [
+        [s.winner, s.against, s.won, s.rake] for s in result.steps if isinstance(s, RakeUnitStep)
+    ]
+    assert got == [
+        [w, a, money(won, units), money(rake, units)] for w, a, won, rake in exp["comparison_rakes"]
+    ]
 
 
 def run_side_pots(inputs: dict[str, Any], exp: dict[str, Any]) -> None:
@@ -155,7 +173,12 @@ def run_banker_cover(inputs: dict[str, Any], exp: dict[str, Any]) -> None:
     u = inputs["units"]
     banker = inputs["banker"]
     players = inputs["players"]
-    claims = [Claim(banker, p, money(v["theoretical"], u), (), p) for p, v in players.items()]
+    claims = [
+        Claim(banker, p, money(v["theoretical"], u), (), p)
+        if money(v["theoretical"], u) >= 0
+        else Claim(p, banker, -money(v["theoretical"], u), (), p)
+        for p, v in players.items()
+    ]
     carried = {p: money(v["carried"], u) for p, v in players.items()}
     carried[banker] = money(inputs["banker_carried"], u)
     result = settle(
@@ -165,6 +188,7 @@ def run_banker_cover(inputs: dict[str, Any], exp: dict[str, Any]) -> None:
         rake=rake_of(inputs),
     )
     check_result(result, inputs, exp)
+    check_units(result, exp)
 
 
 def run_mahjong(inputs: dict[str, Any], exp: dict[str, Any]) -> None:
@@ -280,7 +304,19 @@ def run_classic_limits(inputs: dict[str, Any], exp: dict[str, Any]) -> None:
     assert list(limits.options) == exp["options"]
 
 
+def run_against_house(inputs: dict[str, Any], exp: dict[str, Any]) -> None:
+    u = inputs["units"]
+    wagers = [
+        Wager(w["participant"], w["spot"], money(w["amount"], u), exact(w["result"]))
+        for w in inputs["wagers"]
+    ]
+    policy = RakePolicy(exact(inputs["rake_rate"]), own_spots=frozenset(inputs["own_spots"]))
+    result = settle_against_house(wagers, rake=policy)
+    check_result(result, inputs, exp)
+
+
 RUNNERS: dict[str, Callable[[dict[str, Any], dict[str, Any]], None]] = {
+    "against_house": run_against_house,
     "side_pots": run_side_pots,
     "tongbi_niuniu": run_tongbi,
     "banker_cover": run_banker_cover,

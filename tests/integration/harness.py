@@ -183,6 +183,14 @@ class Cluster:
                 await asyncio.wait_for(t, 10)
         self.tasks = []
 
+    async def flush(self) -> None:
+        """Publish everything the dealer, rules and settlement committed to their
+        outboxes (the relays do this in the background; a test reading the stream right
+        after a commit waits for it here)."""
+        for relay in (self.core.relay, self.rules.relay, self.settlement.relay):
+            while await relay.drain_once():
+                pass
+
     def fix_seeds(self, tag: str) -> None:
         """Make the dealer's server seeds a deterministic sequence (the seed source is
         injectable for exactly this): a run is then repeatable coup for coup."""
@@ -209,6 +217,19 @@ class Cluster:
                     f"only {self.store.count_settlements()} of {n} hands settled in {timeout_s}s"
                 )
             await asyncio.sleep(0.02)
+
+    async def wait_for(
+        self, cond: Callable[[], bool], timeout_s: float = 30.0, what: str = ""
+    ) -> None:
+        """Until ``cond()`` (no check of rejects: for tests that expect some)."""
+        deadline = time.monotonic() + timeout_s
+        while not cond():
+            for t in self.tasks:
+                if t.done():
+                    t.result()
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}")
+            await asyncio.sleep(0.05)
 
     async def open_table(self, prefix: str = "t", client_seed: str = "") -> str:
         table = unique_table(prefix)

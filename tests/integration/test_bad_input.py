@@ -311,6 +311,7 @@ async def test_consumers_reject_bad_messages(idle_cluster: Cluster) -> None:
     c = idle_cluster
     table = await c.open_table("badmsg")
     hid = await c.play_hand(table, bets=SAFE_BETS)
+    await c.flush()
     (hand_msg,) = await all_stream_messages(c.bus)
     m = wire.decode(hand_msg.data)
     for name, data, reason, integrity in _hand_cases(m, c.signers):
@@ -320,6 +321,7 @@ async def test_consumers_reject_bad_messages(idle_cluster: Cluster) -> None:
     genuine = FakeMsg(hand_msg.data, hand_msg.subject)
     await c.rules_loop.process([genuine])
     assert (genuine.acks, genuine.terms) == (1, 0)
+    await c.flush()
     outcome_msg = next(
         x for x in await all_stream_messages(c.bus) if x.subject.startswith("croupier.outcome.")
     )

@@ -12,7 +12,7 @@ import pytest
 
 from croupier.games.registry import variants
 from croupier.pb.croupier.v1 import audit_pb2
-from croupier_services.demo import Progress, play_table
+from croupier_services.demo import GrpcTables, Progress, Refusals, play_table
 
 from .harness import ClusterFactory, unique_table
 
@@ -28,9 +28,14 @@ async def test_every_variant_through_the_cluster(cluster_factory: ClusterFactory
     rng = random.Random(30)
     staked: dict[str, int] = defaultdict(int)
     progress = Progress(HANDS * len(games), "")
+    tables, refused = GrpcTables(c.gw), Refusals()
     for v in games:
         table = unique_table(v.replace(".", "_")[:20])
-        await play_table(c.gw, v, table, 4, HANDS, random.Random(rng.random()), progress, staked)
+        played = await play_table(
+            tables, v, table, 4, HANDS, random.Random(rng.random()), progress, staked, refused
+        )
+        assert len(played) == HANDS, (v, refused.first)
+    assert refused.tables_stopped == 0, refused.first
     await c.wait_settled(HANDS * len(games), timeout_s=120)
     verdicts: dict[str, set[str]] = defaultdict(set)
     for v in games:

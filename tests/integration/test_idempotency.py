@@ -42,6 +42,7 @@ async def test_duplicate_hands_and_outcomes_have_one_effect(idle_cluster: Cluste
         "redelivered": metric("croupier_redeliveries_total", service="settlement"),
     }
 
+    await c.flush()  # the dealer's relay publishes the closed hand
     (hand_msg,) = await all_stream_messages(c.bus)
     assert hand_msg.headers and hand_msg.headers["Nats-Msg-Id"] == f"hand:{hid}"
 
@@ -56,6 +57,7 @@ async def test_duplicate_hands_and_outcomes_have_one_effect(idle_cluster: Cluste
     msgs = await c.rules_loop.consumer.fetch(10, timeout_s=2)
     assert len(msgs) == 2
     await c.rules_loop.process(msgs)  # both in one batch
+    await c.flush()
     assert _types(c, hid).count(g.HAND_OUTCOME) == 1
     assert c.store.count_events() == events_before + 1
     assert await subject_counts(c.bus) == {"hand": 2, "outcome": 1}  # second one deduped
@@ -65,6 +67,7 @@ async def test_duplicate_hands_and_outcomes_have_one_effect(idle_cluster: Cluste
     again = [FakeMsg(m.data, m.subject, num_delivered=2) for m in msgs]
     await c.rules_loop.process(again)
     await c.rules_loop.process(again)
+    await c.flush()
     assert [(m.acks, m.terms) for m in again] == [(2, 0), (2, 0)]
     assert c.store.count_events() == events_before + 1
     assert await subject_counts(c.bus) == {"hand": 2, "outcome": 1}
@@ -99,6 +102,7 @@ async def test_duplicate_hands_and_outcomes_have_one_effect(idle_cluster: Cluste
     assert [t.kind for t in c.store.transactions_for(hid)] == ["settle"]
     assert c.store.balances() == balances
     assert c.store.get_settlement(hid) == settlement  # the first settled_at_ms stays
+    await c.flush()
     assert await subject_counts(c.bus) == {"hand": 2, "outcome": 2, "settled": 1}
     assert await _consumer_state(c, "settlement") == (0, 0)
     assert metric("croupier_redeliveries_total", service="settlement") - counted["redelivered"] == 2
@@ -128,6 +132,7 @@ async def test_running_consumers_settle_a_republished_hand_once(cluster: Cluster
     table = await c.open_table("idem_live")
     hid = await c.play_hand(table, bets=BETS)
     await c.wait_settled(1, timeout_s=10)
+    await c.flush()
     msgs = await all_stream_messages(c.bus)
     (hand_msg,) = [m for m in msgs if m.subject.startswith("croupier.hand.")]
     events, balances = c.store.count_events(), c.store.balances()
@@ -144,4 +149,5 @@ async def test_running_consumers_settle_a_republished_hand_once(cluster: Cluster
     assert c.store.balances() == balances
     assert c.store.count_settlements() == 1
     assert len(c.store.list_transactions()) == 1
+    await c.flush()
     assert await subject_counts(c.bus) == {"hand": 4, "outcome": 1, "settled": 1}

@@ -59,8 +59,8 @@ def played_hands(draw: st.DrawFn) -> Played:
     stacks = {p: draw(st.sampled_from([10**9, 10**9, 10**9, 6000, 2500, 1000, 0])) for p in players}
     seats = [{"seat": i + 1, "player": p, "stack": stacks[p]} for i, p in enumerate(players)]
     opened = {
-        "variant": variant, "config_version": 1, "table": "t", "shoe": "s", "commitment": "",
-        "hand_no": 1, "shoe_hand_no": 1, "seats": seats,
+        "variant": variant, "config_version": e.config.version, "table": "t", "shoe": "s",
+        "commitment": "", "hand_no": 1, "shoe_hand_no": 1, "seats": seats,
     }  # fmt: skip
     state = e.open("prop_h1", opened)
     seen = e.open("prop_h1", opened)
@@ -136,18 +136,22 @@ def test_money_properties(p: Played) -> None:
     res = e.settle(stt)
     assert sum(res.deltas.values()) + res.total_rake == 0
     by_player: dict[str, Fraction] = {}
+    insurance_won: dict[str, Fraction] = {}  # raked on its own (多人21点 结算)
     for w in e.wagers(stt):
         assert w.result in PAYS
         assert w.spot == "insurance" or w.result != 2
-        by_player[w.participant] = by_player.get(w.participant, Fraction(0)) + w.amount * Fraction(
-            w.result
-        )
+        won = w.amount * Fraction(w.result)
+        by_player[w.participant] = by_player.get(w.participant, Fraction(0)) + won
+        if w.spot in e.rake.own_spots and won > 0:
+            insurance_won[w.participant] = insurance_won.get(w.participant, Fraction(0)) + won
     for player, staked in stt.staked.items():
         stack = next(s.stack for s in stt.seats.values() if s.player == player)
         assert staked <= stack
         net = by_player.get(player, Fraction(0))
         assert net.denominator == 1  # whole minor units: no rounding ever
-        rake = int(net * e.rules.rake) if net > 0 else 0
+        own = insurance_won.get(player, Fraction(0))
+        rest = net - own
+        rake = (int(rest * e.rules.rake) if rest > 0 else 0) + int(own * e.rules.rake)
         assert res.rake.get(player, 0) == rake
         assert res.deltas.get(player, 0) == net - rake >= -staked
     assert res.staked == {p: v for p, v in stt.staked.items() if v} or not stt.play

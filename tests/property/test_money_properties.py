@@ -18,9 +18,14 @@ from croupier.money import (
     Claim,
     DouDizhuThreeStep,
     HuaZhuSplit,
+    LiabilityStep,
     PotSeat,
     ProportionalToCarried,
+    RakeBasis,
     RakePolicy,
+    RakeStep,
+    RakeUnitStep,
+    RoundingStep,
     SettlementResult,
     Wager,
     banker_pro_rata,
@@ -38,6 +43,7 @@ from croupier.money import (
     xuezhan_daodi_pair_cap,
 )
 
+BASES = st.sampled_from(list(RakeBasis))
 PROFILE = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 RATES = st.sampled_from([Fraction(0), FIVE_PERCENT, TWO_PERCENT, Fraction(3, 100)])
 NAMES = [f"p{i}" for i in range(9)]
@@ -57,6 +63,36 @@ def rake_bounded(r: SettlementResult, rate: Fraction, exempt: tuple[str, ...] = 
         else:
             assert rake <= rate * profit
             assert rake == rate.numerator * profit // rate.denominator
+
+
+def rake_bounded_by_basis(
+    r: SettlementResult, policy: RakePolicy, carried: dict[str, int] | None = None
+) -> None:
+    """Net basis: :func:`rake_bounded`. Per unit: every unit's rake is at most rate x
+    what that unit paid its winner (exactly the truncated rate unless the carried limit
+    cut it), the units add up to each participant's rake, and nobody loses more than
+    carried because of the rake."""
+    if not policy.by_unit:
+        rake_bounded(r, policy.rate, tuple(policy.exempt))
+        return
+    units = [s for s in r.steps if isinstance(s, RakeUnitStep)]
+    total = r.steps[-1]
+    assert isinstance(total, RakeStep) and total.basis == policy.basis.value
+    limited = dict(total.limits)
+    per: dict[str, int] = dict.fromkeys(r.participants, 0)
+    for u in units:
+        assert u.won > 0
+        assert 0 <= u.rake <= policy.rate * u.won
+        if u.winner in policy.exempt:
+            assert u.rake == 0
+        elif u.winner not in limited and policy.cap is None:
+            assert u.rake == policy.rate.numerator * u.won // policy.rate.denominator
+        per[u.winner] += u.rake
+    assert per == dict(r.rake)
+    if carried is not None:
+        for who, limit in limited.items():
+            assert r.rake[who] == max(0, limit)
+            assert r.deltas[who] >= -carried[who]
 
 
 def same_record(a: SettlementResult, b: SettlementResult) -> None:
@@ -146,16 +182,27 @@ def banker_hands(draw: st.DrawFn) -> tuple[list[Claim], dict[str, int], list[str
 
 
 @PROFILE
-@given(banker_hands(), RATES)
-def test_banker_cover(hand: tuple[list[Claim], dict[str, int], list[str]], rate: Fraction) -> None:
+@given(banker_hands(), RATES, BASES)
+def test_banker_cover(
+    hand: tuple[list[Claim], dict[str, int], list[str]], rate: Fraction, basis: RakeBasis
+) -> None:
     claims, carried, order = hand
-    policy = RakePolicy(rate)
+    policy = RakePolicy(rate, basis=basis)
     r = settle(claims, participants=order, liability=[BankerCover("bk", carried)], rake=policy)
     balanced(r)
-    rake_bounded(r, rate)
+    rake_bounded_by_basis(r, policy, carried)
     for who in order:
         gross = r.deltas[who] + r.rake[who]
         assert abs(gross) <= carried[who]  # wins and losses at most carried, both ways
+        assert r.deltas[who] >= -carried[who]  # the rake included
+    if basis is RakeBasis.PER_COMPARISON:  # one payment per comparison, all with the banker
+        rounding = next(s for s in r.steps if isinstance(s, RoundingStep))
+        assert all("bk" in (p.payer, p.payee) for p in rounding.payments)
+        # every comparison paid on its own: the banker receives exactly the whole units of
+        # what the losers owe it, so it never ends up beyond its cover either way
+        after = next(s for s in r.steps if isinstance(s, LiabilityStep)).after
+        exact_bk = dict(after)["bk"]
+        assert exact_bk - len(order) < r.deltas["bk"] + r.rake["bk"] <= exact_bk + len(order)
     same_record(
         r, settle(claims, participants=order, liability=[BankerCover("bk", carried)], rake=policy)
     )
@@ -165,7 +212,14 @@ def test_banker_cover(hand: tuple[list[Claim], dict[str, int], list[str]], rate:
         liability=[BankerCover("bk", carried)],
         rake=policy,
     )
-    assert dict(reordered.deltas) == dict(r.deltas)
+    if basis is RakeBasis.NET:
+        assert dict(reordered.deltas) == dict(r.deltas)
+    else:  # the odd units of receipts rounded to their whole total go by seat order
+        assert reordered.deltas["bk"] + reordered.rake["bk"] == r.deltas["bk"] + r.rake["bk"]
+        assert all(
+            abs((reordered.deltas[p] + reordered.rake[p]) - (r.deltas[p] + r.rake[p])) <= 1
+            for p in order
+        )
 
 
 @PROFILE
@@ -488,3 +542,61 @@ def test_caps_only_ever_cut(
     for (payer, payee), amount in paid.items():
         owed = sum(c.amount for c in claims if (c.payer, c.payee) == (payer, payee))
         assert amount <= min(owed, 24 * base)
+
+
+@st.composite
+def insured_wagers(draw: st.DrawFn) -> list[Wager]:
+    wagers = []
+    for p in NAMES[: draw(st.integers(1, 5))]:
+        stake = draw(st.integers(1, 2000)) * 100
+        wagers.append(Wager(p, "main", stake, draw(st.sampled_from([-1, 0, 1, Fraction(3, 2)]))))
+        if draw(st.booleans()):
+            wagers.append(Wager(p, "insurance", stake // 2, draw(st.sampled_from([-1, 2]))))
+    return wagers
+
+
+@PROFILE
+@given(insured_wagers(), RATES, BASES)
+def test_spots_raked_on_their_own(wagers: list[Wager], rate: Fraction, basis: RakeBasis) -> None:
+    """多人21点: insurance is raked on its own, the rest of a player's hand on its net."""
+    policy = RakePolicy(rate, basis=basis, own_spots=frozenset({"insurance"}))
+    r = settle_against_house(wagers, rake=policy)
+    balanced(r)
+    rake_bounded_by_basis(r, policy.with_exempt("house"))
+    assert r.rake["house"] == 0
+    for w in wagers:
+        if w.spot == "insurance" and w.result > 0:
+            unit = [
+                u
+                for u in r.steps
+                if isinstance(u, RakeUnitStep)
+                and u.winner == w.participant
+                and u.spot == "insurance"
+            ]
+            assert [u.won for u in unit] == [w.amount * 2]
+        staked = sum(x.amount for x in wagers if x.participant == w.participant)
+        assert r.deltas[w.participant] >= -staked  # never more than staked, rake included
+
+
+@PROFILE
+@given(doudizhu_hands(), RATES)
+def test_doudizhu_per_comparison(
+    hand: tuple[dict[str, int], dict[str, int]], rate: Fraction
+) -> None:
+    scores, carried = hand
+    claims = [
+        Claim("L", f, v) if v > 0 else Claim(f, "L", -v)
+        for f, v in scores.items()
+        if f != "L" and v
+    ]
+    policy = RakePolicy(rate, basis=RakeBasis.PER_COMPARISON)
+    r = settle(
+        claims,
+        participants=["L", "F1", "F2"],
+        liability=[DouDizhuThreeStep("L", carried)],
+        rake=policy,
+    )
+    balanced(r)
+    rake_bounded_by_basis(r, policy, carried)
+    for p in scores:
+        assert r.deltas[p] >= -carried[p]

@@ -23,7 +23,7 @@ from croupier.games import base as g
 from croupier.games.niuniu.engine import NiuniuEngine, NiuniuState
 from croupier.games.niuniu.script import opened
 from croupier.games.registry import variant_config
-from croupier.money import HOUSE
+from croupier.money import HOUSE, RakeBasis, RakePolicy, RakeUnitStep
 
 Events = list[tuple[str, Mapping[str, Any]]]
 VARIANTS = ["niuniu.hundred", "niuniu.banker", "niuniu.tongbi", "niuniu.classic", "niuniu.yuele"]
@@ -147,7 +147,13 @@ def test_money_properties(p: Played) -> None:
         assert d >= -carried[who], (who, d, carried[who])  # nobody loses more than carried
         profit = d + res.rake[who]
         assert profit <= carried[who], (who, profit, carried[who])  # nor wins more (有限责任制)
-        assert 0 <= res.rake[who] <= max(Fraction(0), rate * profit)
+        if RakePolicy.from_config(e.config.raw).basis is RakeBasis.PER_COMPARISON:
+            # 001 经典牛牛: raked on each comparison won, at most rate x what it paid
+            units = [u for u in res.steps if isinstance(u, RakeUnitStep) and u.winner == who]
+            assert all(0 <= u.rake <= rate * u.won for u in units)
+            assert res.rake[who] == sum(u.rake for u in units)
+        else:
+            assert 0 <= res.rake[who] <= max(Fraction(0), rate * profit)
     if s.void:
         assert all(d == 0 for d in res.deltas.values())
     if e.table.hundred is not None:

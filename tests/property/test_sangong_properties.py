@@ -24,7 +24,7 @@ from croupier.games.registry import variant_config
 from croupier.games.sangong.engine import SPOTS, Act, SangongEngine, SangongState
 from croupier.games.sangong.hands import banker_wins
 from croupier.money import HOUSE
-from croupier.testing import dealt_from, rolled_from
+from croupier.testing import banker_rake_by_comparison, dealt_from, rolled_from
 
 Events = list[tuple[str, Mapping[str, Any]]]
 STACKS = [10**8, 10**6, 10**6, 50_000, 7_000, 1_000, 0]
@@ -116,7 +116,11 @@ def test_zero_sum_bounded_and_raked_at_the_variant_rate(p: Played) -> None:
         if e.grab is not None:
             assert nets[who] <= seat.stack  # 防以小博大: win at most what was carried
         profit = nets[who]
-        assert r.rake[who] == (int(profit * e.rake_rate) if profit > 0 else 0)
+        if e.grab is not None and s.banker is not None and who == s.seats[s.banker].player:
+            # the banker is raked on each comparison it won (001 庄家胜利所赢游戏币=A*M*Y-抽水)
+            assert r.rake[who] == banker_rake_by_comparison(r, who, seat.stack, e.rake_rate)
+        else:
+            assert r.rake[who] == (int(profit * e.rake_rate) if profit > 0 else 0)
     if e.grab is not None:
         assert s.draw is not None and s.banker in s.draw.candidates
         assert set(s.multiples) == set(s.seats) - {s.banker}

@@ -22,7 +22,7 @@ from croupier.games.tongzi.erbagang import ErbagangEngine, ErbagangState
 from croupier.games.tongzi.tiles import TILES
 from croupier.games.tongzi.tuitongzi import TuitongziEngine, TuitongziState
 from croupier.settlement import settle_state
-from croupier.testing import dealt_from
+from croupier.testing import banker_rake_by_comparison, dealt_from
 
 DECK = [t for t in TILES for _ in range(4)]
 Events = list[tuple[str, Mapping[str, Any]]]
@@ -151,7 +151,10 @@ def test_erbagang_hands(
     r = e.settle(state)
     for who, profit in r.rake.items():
         net = deltas[who] + profit
-        assert profit == (net // 20 if net > 0 else 0)
+        if who == banker:  # each won comparison raked on its own (独立赔付)
+            assert profit == banker_rake_by_comparison(r, banker, state.cover, e.rake.rate)
+        else:
+            assert profit == (net // 20 if net > 0 else 0)
 
 
 @SETTINGS

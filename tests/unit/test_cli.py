@@ -65,6 +65,26 @@ def test_rtp_baccarat_prints_the_8_deck_probabilities(capsys: pytest.CaptureFixt
     assert "0.985419" in out  # banker RTP
 
 
+@pytest.mark.parametrize(
+    ("variant", "rake"),
+    [
+        ("doudizhu.classic", "rake          1/20 = 5.00%"),
+        ("zhajinhua", "rake          1/20 = 5.00%"),
+        ("mahjong.xuezhan_daodi", "rake          none"),
+    ],
+)
+def test_rtp_of_a_game_players_play_each_other(
+    capsys: pytest.CaptureFixture[str], variant: str, rake: str
+) -> None:
+    """No RTP when the players play each other: the command says what applies (the rake
+    rate and basis) and succeeds."""
+    rc, out, err = run(capsys, "rtp", variant)
+    assert rc == 0 and not err
+    assert "the players play against each other, so there is no RTP" in out
+    assert rake in out
+    assert ("basis         net" in out) == (rake != "rake          none")
+
+
 def test_rtp_more_places(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, _ = run(capsys, "rtp", "baccarat", "--places", "8")
     assert rc == 0 and "0.45859" in out and "0.4585974" in out
@@ -78,6 +98,14 @@ def test_rules_eval(capsys: pytest.CaptureFixture[str]) -> None:
     assert out["player"] == ["9s", "9h"] and out["banker"] == ["Kd", "7c"]
     assert out["spots"]["player"] == "1" and out["spots"]["player_pair"] == "11"
     assert out["spots"]["banker"] == "-1" and out["spots"]["small"] == "3/2"
+
+
+def test_rules_eval_mahjong_que_yi_men(capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's example: three suits are no win in 血战麻将 (缺一门), two are."""
+    out = run_json(capsys, "rules", "eval", "mahjong.xuezhan", "123m456m789m11p234s")
+    assert out["hands"][0]["win"] is False and out["hands"][0]["reason"] == "too_many_suits"
+    out = run_json(capsys, "rules", "eval", "mahjong.xuezhan", "123m456m789m11p234p")
+    assert out["hands"][0]["win"] is True and out["hands"][0]["patterns"] == ["平胡"]
 
 
 def test_rules_eval_accepts_commas_and_lower_case(capsys: pytest.CaptureFixture[str]) -> None:
@@ -416,3 +444,44 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]
         main(argv)
     assert ex.value.code == 2
     assert "usage:" in capsys.readouterr().err
+
+
+# -- helpful failures -----------------------------------------------------------------
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.startswith("croupier ")
+
+
+def test_an_unreachable_database_is_one_line_with_the_password_masked(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from croupier.bus.embedded import free_port
+
+    url = f"postgresql+psycopg://croupier:s3cret@127.0.0.1:{free_port()}/croupier"
+    monkeypatch.setenv("CROUPIER_DATABASE_URL", url)
+    rc, _out, err = run(capsys, "audit", "--variant", "baccarat")
+    assert rc == 3
+    assert err.startswith("croupier: database unreachable at postgresql+psycopg://croupier:***@")
+    assert "s3cret" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_a_closed_pipe_ends_quietly() -> None:
+    import subprocess
+    import sys
+
+    exe = Path(sys.executable).parent / "croupier"
+    # the reader is gone before the command writes (it takes a moment to start)
+    p = subprocess.Popen(
+        [str(exe), "rtp", "baccarat"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert p.stdout is not None and p.stderr is not None
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    assert p.wait(60) == 141, err
+    assert err == ""

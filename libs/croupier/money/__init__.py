@@ -61,13 +61,21 @@ from croupier.money.liability import (
     proportional_to_carried,
 )
 from croupier.money.pots import Pot, PotSeat, Strength, build_pots, settle_pots
-from croupier.money.rake import FIVE_PERCENT, NO_RAKE, TWO_PERCENT, RakePolicy, rake_on_profits
+from croupier.money.rake import (
+    FIVE_PERCENT,
+    NO_RAKE,
+    TWO_PERCENT,
+    RakeBasis,
+    RakePolicy,
+    rake_on_profits,
+)
 from croupier.money.record import (
     CapStep,
     LiabilityStep,
     PotRecord,
     PotsStep,
     RakeStep,
+    RakeUnitStep,
     RoundingStep,
     SettlementResult,
     SpotLine,
@@ -111,8 +119,10 @@ __all__ = [
     "PotSeat",
     "PotsStep",
     "ProportionalToCarried",
+    "RakeBasis",
     "RakePolicy",
     "RakeStep",
+    "RakeUnitStep",
     "RoundingStep",
     "SettlementResult",
     "SpotLine",

@@ -224,6 +224,8 @@ def settle_pots(
             )
         )
     profits = {ids[i]: got[i] - contributed[i] for i in range(n)}
+    if rake.by_unit:
+        raise InvalidInput("side pots are raked on each winner's net profit (basis net)")
     rakes = rake_on_profits(profits, rake)
     total_rake = sum(rakes.values())
     deltas = {who: profits[who] - rakes[who] for who in ids}

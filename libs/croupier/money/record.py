@@ -273,8 +273,43 @@ class PotsStep:
 
 
 @dataclass(frozen=True, slots=True)
+class RakeUnitStep:
+    """Rake on one unit a participant won: one banker-against-player comparison
+    (``against`` the counterparty; basis ``per_comparison``) and/or one spot raked on its
+    own (``spot``). ``won`` is what the unit paid ``winner`` after rounding, ``rake`` what
+    was taken from it (after any cap or the carried limit, see the closing
+    :class:`RakeStep`)."""
+
+    rule: str
+    source: str
+    rate: Fraction
+    winner: str
+    against: str
+    spot: str
+    won: int
+    rake: int
+    kind: StepKind = StepKind.RAKE
+
+    def to_json_dict(self) -> JsonDict:
+        return {
+            "step": self.kind.value,
+            "rule": self.rule,
+            "source": self.source,
+            "rate": fraction_text(self.rate),
+            "winner": self.winner,
+            "against": self.against,
+            "spot": self.spot,
+            "won": self.won,
+            "rake": self.rake,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class RakeStep:
-    """Rake on each participant's net profit for the hand, truncated, optionally capped."""
+    """Rake on each participant's net profit for the hand, truncated, optionally capped;
+    on a per-unit basis (``basis``/``own_spots`` set) the totals of the
+    :class:`RakeUnitStep` s before it, with ``limits`` where a participant's rake was cut
+    to what they still held (carried + net)."""
 
     rule: str
     source: str
@@ -284,6 +319,9 @@ class RakeStep:
     profits: tuple[tuple[str, int], ...]
     rakes: tuple[tuple[str, int], ...]
     kind: StepKind = StepKind.RAKE
+    basis: str = ""
+    own_spots: tuple[str, ...] = ()
+    limits: tuple[tuple[str, int], ...] = ()
 
     def to_json_dict(self) -> JsonDict:
         out: JsonDict = {
@@ -297,10 +335,16 @@ class RakeStep:
         }
         if self.cap is not None:
             out["cap"] = self.cap
+        if self.basis:
+            out["basis"] = self.basis
+            out["own_spots"] = list(self.own_spots)
+            out["limits"] = _ints_json(self.limits)
         return out
 
 
-Step: TypeAlias = TheoreticalStep | CapStep | LiabilityStep | RoundingStep | PotsStep | RakeStep
+Step: TypeAlias = (
+    TheoreticalStep | CapStep | LiabilityStep | RoundingStep | PotsStep | RakeUnitStep | RakeStep
+)
 
 
 @dataclass(frozen=True, slots=True)

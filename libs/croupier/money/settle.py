@@ -10,8 +10,8 @@
 4. **rounding** - what each payer owes each payee on each spot (all their claims on
    that spot added up) is brought to whole units by truncating it from the receiver;
    the cut-off fraction stays with the payer, so rounding can never unbalance the hand;
-5. **rake** - on each participant's net profit for the hand, truncated (see
-   :mod:`~croupier.money.rake`).
+5. **rake** - on the variant's basis (:mod:`~croupier.money.rake`): each
+   participant's net profit for the hand, or each won comparison, truncated.
 
 DESIGN.md lists rake before rounding. Here the rake is still taken on each net profit
 after liability, but on the profit as rounded, because that is what the participant
@@ -28,6 +28,18 @@ payer or only a receiver, so truncation can only shrink each one's result and no
 ends up beyond the limit the rule set. What a receiver paid in several fractional parts
 loses to truncation depends on seat order and on nothing else: it is the odd-unit rule
 of claim-based hands.
+
+On the ``per_comparison`` rake basis a hub rule (banker cover, Dou Dizhu) keeps every
+payment between the hub and one player instead: each player's result after the rule is
+paid to or by the hub, so each comparison stays a payment of its own and is raked on
+its own (what the hub pays is truncated from each receiver; what it receives adds up
+to the whole units of its exact total, :func:`_through_hub`). Composition with limited
+liability, in DESIGN.md order: 防以小博大 clamps each player's comparison to what they
+carried, the banker's cover then scales the winners' (or the losers') comparisons pro
+rata, and only then is each comparison raked - on what was actually paid in it. No
+rake makes anyone lose more than they carried: a banker who could not cover pays no
+rake on comparisons it won, because what it won there went to the winners (its rake is
+at most ``carried + net``, :mod:`~croupier.money.rake`).
 """
 
 from __future__ import annotations
@@ -57,7 +69,7 @@ from croupier.money.liability import (
     hua_zhu_split,
     proportional_to_carried,
 )
-from croupier.money.rake import NO_RAKE, RakePolicy, rake_step
+from croupier.money.rake import NO_RAKE, RakeBasis, RakePolicy, rake_step
 from croupier.money.record import (
     ClaimLine,
     LiabilityStep,
@@ -69,7 +81,7 @@ from croupier.money.record import (
     Step,
     TheoreticalStep,
 )
-from croupier.money.units import Number, exact, non_negative
+from croupier.money.units import Number, exact, floor_to_unit, non_negative
 
 HOUSE: Final = "house"
 """The participant id of the house bank when it is the counterparty."""
@@ -163,8 +175,49 @@ def _decompose(nets: dict[str, Fraction], order: Sequence[str]) -> list[PaymentL
     return out
 
 
+def _through_hub(
+    hub: str,
+    payments: Sequence[PaymentLine],
+    nets: dict[str, Fraction],
+    order: Sequence[str],
+    unit: int,
+) -> list[PaymentLine]:
+    """Each player's net paid to or by ``hub``, under the spots of its claims.
+
+    What the hub pays is truncated later, from each receiver, as everywhere. What the
+    hub receives is brought to whole ``unit`` s here so that it adds up to the whole
+    units of the exact total: each payer pays its amount truncated, and the units the
+    truncations leave go one each to the payers with the largest fractions (seat order
+    on ties). A hub that wins its cover from losers scaled pro rata so receives exactly
+    what the liability rule gave it; truncating each receipt on its own could leave it
+    below that, and below what it may lose."""
+    receipts = {q: -nets[q] for q in order if q != hub and nets[q] < 0}
+    whole = {q: floor_to_unit(v, unit) for q, v in receipts.items()}
+    short = floor_to_unit(sum(receipts.values(), Fraction(0)), unit) - sum(whole.values())
+    by_fraction = sorted(receipts, key=lambda q: (-(receipts[q] - whole[q]), order.index(q)))
+    for q in by_fraction[: short // unit]:
+        whole[q] += unit
+    out: list[PaymentLine] = []
+    for q in order:
+        if q == hub or nets[q] == 0:
+            continue
+        spot = _spot_label([p for p in payments if q in (p.payer, p.payee)])
+        if nets[q] > 0:
+            out.append(PaymentLine(hub, q, spot, nets[q]))
+        else:
+            out.append(PaymentLine(q, hub, spot, Fraction(whole[q])))
+    return out
+
+
+DECOMPOSED_HUB: Final = "nets paid to or by the hub, one payment per comparison"
+
+
 def _apply_hand_rule(
-    payments: list[PaymentLine], rule: HandRule, order: Sequence[str], unit: int
+    payments: list[PaymentLine],
+    rule: HandRule,
+    order: Sequence[str],
+    unit: int,
+    per_comparison: bool = False,
 ) -> tuple[list[PaymentLine], dict[str, Fraction], str]:
     nets = _nets(payments, order)
     if not payments:
@@ -189,12 +242,19 @@ def _apply_hand_rule(
                 hub, {hub: nets[hub], **{q: nets[q] for q in parties}}, rule.carried
             )
     else:
+        if per_comparison:
+            raise InvalidInput(
+                "a per-comparison rake needs a hub rule (banker cover, Dou Dizhu), "
+                "not proportional liability"
+            )
         active = {q: v for q, v in nets.items() if v != 0}
         after = proportional_to_carried(active, rule.carried)
     new_nets = {q: after.get(q, nets[q]) for q in order}
     whole = all(p.amount.denominator == 1 and p.amount.numerator % unit == 0 for p in payments)
     if new_nets == nets and whole:
         return payments, new_nets, "no limit binds; claims kept"
+    if per_comparison:
+        return _through_hub(hub, payments, new_nets, order, unit), new_nets, DECOMPOSED_HUB
     return _decompose(new_nets, order), new_nets, DECOMPOSED
 
 
@@ -251,6 +311,8 @@ def settle(
         steps.append(cap_step)
 
     payments = [PaymentLine(c.payer, c.payee, c.spot, c.base * m) for c, m in capped]
+    per_comparison = rake.basis is RakeBasis.PER_COMPARISON
+    carried: Mapping[str, int] | None = None
     for rule in liability:
         before = _nets(payments, order)
         if isinstance(rule, ChaDaJiao | HuaZhuSplit):
@@ -259,7 +321,8 @@ def settle(
             payments, changed, note = _apply_payer_rule(payments, rule, order)
             after = _nets(payments, order)
         else:
-            payments, after, note = _apply_hand_rule(payments, rule, order, unit)
+            payments, after, note = _apply_hand_rule(payments, rule, order, unit, per_comparison)
+            carried = rule.carried
             changed = tuple(q for q in order if after[q] != before[q])
         steps.append(
             LiabilityStep(
@@ -281,7 +344,9 @@ def settle(
     owed = {key: a.numerator * (exact_of.scale // a.denominator) for key, a in grouped.items()}
     rounding, nets, spot_totals = _round(owed, exact_of, unit, order)
     steps.append(rounding)
-    return _result(steps, nets, spot_totals, rake=rake, order=order, hand_id=hand_id)
+    return _result(
+        steps, nets, spot_totals, rake=rake, order=order, hand_id=hand_id, carried=carried
+    )
 
 
 class _Exact(dict[int, Fraction]):
@@ -346,12 +411,17 @@ def _result(
     order: tuple[str, ...],
     hand_id: str,
     staked: Mapping[str, int] | None = None,
+    carried: Mapping[str, int] | None = None,
 ) -> SettlementResult:
-    """Step 5 and the result: rake on the rounded ``nets``, the deltas, the spot lines
-    (``spot_totals`` is in seat order; each participant's spots are sorted) and, for
-    stake-based hands, the stakes and what was handed back (stake plus rounded net)."""
-    rakes, r_step = rake_step(nets, rake, order)
-    steps.append(r_step)
+    """Step 5 and the result: rake on the rounded ``nets`` (or, on a per-unit basis, on
+    the rounded payments of the rounding step, ``steps[-1]``), the deltas, the spot
+    lines (``spot_totals`` is in seat order; each participant's spots are sorted) and,
+    for stake-based hands, the stakes and what was handed back (stake plus rounded
+    net)."""
+    rounding = steps[-1]
+    paid = rounding.payments if isinstance(rounding, RoundingStep) else ()
+    rakes, r_steps = rake_step(nets, rake, order, paid=paid, carried=carried)
+    steps.extend(r_steps)
     deltas = {p: nets[p] - rakes[p] for p in order}
     total_rake = sum(rakes.values())
     if sum(deltas.values()) + total_rake != 0:  # pragma: no cover - guarded by construction
@@ -418,8 +488,13 @@ def _house_stakes(wagers: Sequence[Wager], house: str) -> dict[str, int]:
     return staked
 
 
-def _house_rake(house: str, rate: Number, cap: int | None, source: str) -> RakePolicy:
-    """The rake on players' net profits; the house is exempt."""
+def _house_rake(
+    house: str, rate: Number, cap: int | None, source: str, policy: RakePolicy | None
+) -> RakePolicy:
+    """The rake on players' winnings (``policy`` if given, else ``rate`` on each
+    player's net profit); the house is exempt."""
+    if policy is not None:
+        return policy.with_exempt(house)
     return RakePolicy(
         exact(rate, "rake_rate"), cap, frozenset({house}), source=source or "variant rake rate"
     )
@@ -433,6 +508,7 @@ def _settle_against_house_generic(
     rake_cap: int | None = None,
     rake_source: str = "",
     hand_id: str = "",
+    rake: RakePolicy | None = None,
 ) -> SettlementResult:
     """:func:`settle_against_house` run through the general :func:`settle` pipeline:
     one claim per wager, from the house on a win or a push, to the house on a loss.
@@ -447,7 +523,7 @@ def _settle_against_house_generic(
     result = settle(
         claims,
         participants=[*staked, house],
-        rake=_house_rake(house, rake_rate, rake_cap, rake_source),
+        rake=_house_rake(house, rake_rate, rake_cap, rake_source, rake),
         hand_id=hand_id,
         source=SOURCE_AGAINST_HOUSE,
     )
@@ -463,6 +539,7 @@ def settle_against_house(
     rake_cap: int | None = None,
     rake_source: str = "",
     hand_id: str = "",
+    rake: RakePolicy | None = None,
 ) -> SettlementResult:
     """Settle wagers against the house (baccarat and other banked spots).
 
@@ -470,8 +547,9 @@ def settle_against_house(
     result are added up first): a win pays ``floor(stake * result)``, a loss costs
     ``floor(stake * -result)`` - either way the fraction is truncated from the receiver,
     i.e. kept by the house when it pays and by the player when they pay. Rake at
-    ``rake_rate`` (0 allowed) on each player's net profit over all their wagers; the
-    house is exempt. Participants: players in order of first wager, then ``house``.
+    ``rake_rate`` (0 allowed) on each player's net profit over all their wagers, or by
+    the given ``rake`` policy (its basis, and its spots raked on their own); the house
+    is exempt. Participants: players in order of first wager, then ``house``.
     ``staked`` / ``returned`` in the result are each player's stakes and the gross
     amounts handed back (stake plus win, the stake on a push, what is left of the stake
     on a partial loss).
@@ -483,7 +561,7 @@ def settle_against_house(
     common multiple of the results' denominators - and handed to :func:`settle`'s own
     rounding and rake."""
     staked = _house_stakes(wagers, house)
-    rake = _house_rake(house, rake_rate, rake_cap, rake_source)
+    policy = _house_rake(house, rake_rate, rake_cap, rake_source, rake)
     order = (*staked, house)
     exact_of = _Exact(math.lcm(*{w.result.denominator for w in wagers}))
     # A hand has a handful of distinct results; for each: does the house pay, the
@@ -523,7 +601,7 @@ def settle_against_house(
         [theoretical_step, rounding],
         nets,
         spot_totals,
-        rake=rake,
+        rake=policy,
         order=order,
         hand_id=hand_id,
         staked=staked,

@@ -13,7 +13,8 @@ Modules:
   :func:`migrate`;
 * :mod:`~croupier.store.events`, :mod:`~croupier.store.ledger`,
   :mod:`~croupier.store.settlements`, :mod:`~croupier.store.keys`,
-  :mod:`~croupier.store.secrets` — each table group's operations, as functions on a
+  :mod:`~croupier.store.secrets`, :mod:`~croupier.store.outbox` (the transactional
+  outbox and dead letters) — each table group's operations, as functions on a
   connection plus a facade class;
 * :mod:`~croupier.store.core` — :class:`Store` (also exported as ``EventStore``) and
   :class:`UnitOfWork`;
@@ -48,12 +49,14 @@ from croupier.store.ledger import (
     player_account,
     rake_account,
 )
+from croupier.store.outbox import DeadLetter, Outbox, OutboxItem, OutboxRow, OutboxStats
 from croupier.store.secrets import SecretStore
 from croupier.store.settlements import Settlement, SettlementStore
 
 __all__ = [
     "ESCROW",
     "AppendResult",
+    "DeadLetter",
     "EventLog",
     "EventStore",
     "KeyStore",
@@ -61,6 +64,10 @@ __all__ = [
     "LedgerRecord",
     "LedgerTx",
     "LogEntry",
+    "Outbox",
+    "OutboxItem",
+    "OutboxRow",
+    "OutboxStats",
     "Posting",
     "RakeTotal",
     "SecretStore",

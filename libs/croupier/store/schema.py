@@ -203,3 +203,33 @@ APPEND_ONLY_TABLES: tuple[str, ...] = (
     "settlements",
 )
 """Tables on which the database refuses UPDATE and DELETE (triggers, see migrations)."""
+
+outbox = Table(
+    "outbox",
+    metadata,
+    Column("id", _autoinc_bigint(), primary_key=True, autoincrement=True),
+    Column("producer", String(32), nullable=False),
+    Column("subject", String(256), nullable=False),
+    Column("msg_id", String(200), nullable=False),
+    Column("payload", Bytes, nullable=False),
+    Column("created_at_ms", BigInteger, nullable=False),
+    UniqueConstraint("msg_id"),
+    Index(None, "producer", "id"),
+)
+"""Messages committed with the events they carry and not yet acknowledged by JetStream
+(the transactional outbox: a relay publishes them and deletes each acknowledged row)."""
+
+dead_letters = Table(
+    "dead_letters",
+    metadata,
+    Column("id", _autoinc_bigint(), primary_key=True, autoincrement=True),
+    Column("consumer", String(64), nullable=False),
+    Column("subject", String(256), nullable=False),
+    Column("reason", String(64), nullable=False),
+    Column("detail", Text, nullable=False),
+    Column("payload", Bytes, nullable=False),
+    Column("delivered", Integer, nullable=False),
+    Column("created_at_ms", BigInteger, nullable=False),
+    Index(None, "consumer", "id"),
+)
+"""Messages a consumer terminated as poison, kept byte-exact with the reason."""

@@ -5,11 +5,17 @@ compares against.
 Each family has a module here (``bots/<family>.py``) defining a :class:`Bot` subclass
 decorated with :func:`register`; modules are discovered by name, so adding a family
 touches no other file.
+
+Bots only make moves the rules allow: :func:`next_move` checks every decision with the
+engine's own ``verify`` (limits included) on the player's view before it is sent, and
+replaces a refused one by the rules' automatic move (the dealer plays it on
+``ExpireTurn``), logging why.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 import pkgutil
 import random
 from collections.abc import Mapping, Sequence
@@ -18,8 +24,12 @@ from fractions import Fraction
 from functools import cache
 from typing import Any
 
+from croupier.errors import RuleViolation
+from croupier.games import base as g
 from croupier.games.base import Engine
 from croupier.games.registry import engine as engine_for
+
+log = logging.getLogger("croupier.demo.bots")
 
 Events = Sequence[tuple[str, Mapping[str, Any]]]
 
@@ -30,7 +40,8 @@ class Move:
     (used by the demo's tally of stakes per spot; the engine itself derives stakes from
     the action). ``timeout``: the bot lets its turn run out, and the demo asks the
     dealer to play the rules' automatic move (``ExpireTurn``), which must be
-    ``action``."""
+    ``action``. ``refused``: why the rules refused the move the bot first chose (it
+    was replaced by the automatic move, ``timeout``)."""
 
     seat: int
     action: str
@@ -38,6 +49,7 @@ class Move:
     spot: str = ""
     stake: int = 0
     timeout: bool = False
+    refused: str = ""
 
 
 class Bot:
@@ -97,24 +109,98 @@ def seat_to_act(variant: str, events: Events) -> int | None:
 
 def next_move(variant: str, events: Events, rng: random.Random) -> Move | None:
     """The decision a bot makes on a hand's events as a player sees them, or None when
-    nobody has to decide (no player decisions, the dealer is dealing, the hand is over)."""
+    nobody has to decide (no player decisions, the dealer is dealing, the hand is over).
+    A decision the engine refuses (:func:`refusal`) is logged and replaced by the rules'
+    automatic move (``timeout``, with ``refused`` saying why)."""
     eng, bot = bot_for(variant)
-    return bot.move(eng, events, rng)
+    move = bot.move(eng, events, rng)
+    if move is None or move.timeout:
+        return move
+    why = refusal(eng, events, move)
+    if why is None:
+        return move
+    log.warning(
+        "%s: seat %s's %s %s refused (%s); the rules' automatic move replaces it",
+        variant,
+        move.seat,
+        move.action,
+        move.args,
+        why,
+    )
+    return Move(move.seat, move.action, timeout=True, refused=why)
+
+
+def refusal(eng: Engine[Any], events: Events, move: Move) -> str | None:
+    """Why the engine would refuse ``move`` now (its ``verify`` of the ``action.taken``,
+    every limit included) on the player's view of ``events``, or None if it is legal."""
+    st = replay_view(eng, events)
+    if st is None:
+        return "hand_closed: the hand is over"
+    payload = {"seat": move.seat, "action": move.action, "args": move.args}
+    try:
+        eng.verify(st, g.ACTION_TAKEN, payload)
+    except RuleViolation as e:
+        return f"{e.reason}: {e}"
+    return None
 
 
 def replay_view(eng: Engine[Any], events: Events) -> Any | None:
     """The state a player's view of ``events`` leads to, applied without verification
-    (face-down cards are ``"??"``), or None when the hand is over."""
-    from croupier.games import base as g
+    (face-down cards are ``"??"``), or None when the hand is over.
 
+    Views of a hand grow one decision at a time, so the states of recent views are kept
+    (:class:`_Views`): a view that extends a kept one only applies its new events. The
+    state returned is the kept one: callers read it and never change it."""
     if not events or events[0][0] != g.HAND_OPENED:
         return None
-    st = eng.open("view", events[0][1])
-    for type_, payload in events[1:]:
+    return _VIEWS.state(eng, events)
+
+
+@dataclass
+class _Kept:
+    events: list[tuple[str, Mapping[str, Any]]]
+    state: Any | None
+
+
+class _Views:
+    """States of the views last replayed, a few per hand (one per seat's view) and a few
+    hands per process, each with the events it was built from."""
+
+    per_hand = 8
+    hands = 64
+
+    def __init__(self) -> None:
+        self.kept: dict[tuple[int, str], list[_Kept]] = {}
+
+    def state(self, eng: Engine[Any], events: Events) -> Any | None:
+        key = (id(eng), repr(sorted(events[0][1].items())))
+        views = self.kept.pop(key, [])
+        self.kept[key] = views  # most recent hand last
+        while len(self.kept) > self.hands:
+            del self.kept[next(iter(self.kept))]
+        for i, k in enumerate(views):
+            n = len(k.events)
+            if n <= len(events) and all(k.events[j] == events[j] for j in range(n)):
+                views.append(views.pop(i))
+                if k.state is not None:
+                    k.state = _apply(eng, k.state, events[n:])
+                k.events = list(events)
+                return k.state
+        st = _apply(eng, eng.open("view", events[0][1]), events[1:])
+        views.append(_Kept(list(events), st))
+        del views[: -self.per_hand]
+        return st
+
+
+def _apply(eng: Engine[Any], st: Any, events: Events) -> Any | None:
+    for type_, payload in events:
         if type_ in (g.HAND_CLOSED, g.HAND_OUTCOME, g.HAND_SETTLED):
             return None
         eng.apply(st, type_, payload)
     return st
+
+
+_VIEWS = _Views()
 
 
 def stake_between(rng: random.Random, lo: int, hi: int, step: int, cap: int = 100_000) -> int:
@@ -134,6 +220,7 @@ __all__ = [
     "bets_for",
     "bot_for",
     "next_move",
+    "refusal",
     "register",
     "replay_view",
     "seat_to_act",

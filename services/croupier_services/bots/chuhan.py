@@ -54,8 +54,10 @@ class ChuhanBot(Bot):
         if not open_sides or rng.random() > BET_LATER_RATE:
             return Move(seat, "pass")
         spot = rng.choice(open_sides)
-        amount = self._stake(eng, rng, spot, min(20_000, left))
-        if amount <= 0 or amount > left or amount < eng.limits[spot].min:
+        # at long odds the table's max_return binds before the spot's limit
+        most = min(20_000, left, int(eng.max_return / st.odds[spot]))
+        amount = self._stake(eng, rng, spot, most)
+        if amount <= 0 or amount > most or amount < eng.limits[spot].min:
             return Move(seat, "pass")
         label = f"{spot.value}.r{st.round}"
         return Move(seat, "bet", {"stakes": {spot.value: amount}}, label, amount)

@@ -37,7 +37,7 @@ def eng(variant: str) -> BlackjackEngine:
 def opened(variant: str, seats: Sequence[tuple[int, str, int]]) -> dict[str, Any]:
     return {
         "variant": variant,
-        "config_version": 1,
+        "config_version": eng(variant).config.version,
         "table": "t1",
         "shoe": "t1_s1",
         "commitment": "00" * 32,
@@ -234,8 +234,21 @@ def test_multi_insurance_wins_when_the_peek_finds_a_blackjack() -> None:
     out = h.eng.outcome(h.st)
     assert out["peeked"] and out["seats"][0]["insurance"] == 500
     assert out["seats"][0]["insurance_result"] == "2"
-    assert h.done() == {"p1": 0, "p2": -1000}  # -1000 main + 2 x 500 insurance
-    assert h.rake() == 0
+    # 001 多人21点 结算: 闲家保险胜利所赢游戏币 = 2*保险金额 - 抽水 = 2 x 500 - 2% x 1000 =
+    # 980, raked on its own; 闲家失败所输游戏币 = 当前下注数 + 0 - 980 = 1000 - 980 = 20
+    assert h.done() == {"p1": -20, "p2": -1000}
+    assert h.rake() == 20
+    steps = h.eng.settle(h.st).to_json_dict()["steps"]
+    assert [(s["winner"], s["spot"], s["won"], s["rake"]) for s in steps if "winner" in s] == [
+        ("p1", "insurance", 1000, 20)
+    ]
+
+
+def test_multi_insurance_won_with_a_pushed_blackjack_is_raked() -> None:
+    h = Hand(MULTI).bet(1).deal("As", "Kc", "Ah", "Qs")
+    h.act(1, "insurance")
+    # the blackjacks push; insurance wins 2 x 500 = 1000, less 2% = 980
+    assert h.done() == {"p1": 980} and h.rake() == 20
 
 
 def test_multi_insurance_is_lost_when_the_peek_finds_none_and_the_hole_stays_down() -> None:

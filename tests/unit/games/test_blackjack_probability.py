@@ -120,6 +120,19 @@ def test_the_multi_dealer_can_make_a_five_card_charlie() -> None:
 # --- the house edge ------------------------------------------------------------------------
 
 
+def test_the_dealers_five_card_charlie_is_the_only_reading_below_rtp_one() -> None:
+    """001 多人21点 五小龙 is written for the player, and 庄家点数小于17点必须要牌 reads as
+    a dealer drawing below 17 whatever its card count. Read so, basic strategy returns
+    1.014067 per unit (a player edge): not a reading. With the dealer's 五小龙 (config
+    charlie.dealer, its dealer_source states both figures) it returns 0.999139."""
+    literal = analysis(dataclasses.replace(MULTI.rules, dealer_charlie=False)).summary()
+    kept = MULTI.summary()
+    assert f"{float(literal.rtp):.6f}" == "1.014067" and literal.rtp > 1
+    assert f"{float(kept.rtp):.6f}" == "0.999139"
+    note = MULTI.config.raw["charlie"]["dealer_source"]
+    assert "RTP 0.999139" in note and "RTP 1.014067" in note
+
+
 def test_pinned_house_edges() -> None:
     """Exact over an infinite deck (rational arithmetic), so the tolerance only covers
     the decimal writing of the pinned figures. 多人21点: the five-card charlie paid 3:2
@@ -191,7 +204,7 @@ def engine_tree_value(eng: BlackjackEngine, start: Sequence[str]) -> Fraction:
     infinite deck) with basic strategy deciding, and settling each leaf through the
     engine. States with the same cards by value share their value."""
     op = {
-        "variant": eng.variant, "config_version": 1, "table": "t", "shoe": "s",
+        "variant": eng.variant, "config_version": eng.config.version, "table": "t", "shoe": "s",
         "commitment": "", "hand_no": 1, "shoe_hand_no": 1,
         "seats": [{"seat": 1, "player": "p", "stack": 10**9}],
     }  # fmt: skip
@@ -277,7 +290,7 @@ def test_sampled_rounds_agree_with_the_exact_edge(eng: BlackjackEngine) -> None:
     xs = []
     for _ in range(4000):
         op = {
-            "variant": eng.variant, "config_version": 1, "table": "t", "shoe": "s",
+            "variant": eng.variant, "config_version": eng.config.version, "table": "t", "shoe": "s",
             "commitment": "", "hand_no": 1, "shoe_hand_no": 1,
             "seats": [{"seat": 1, "player": "p", "stack": 10**9}],
         }  # fmt: skip

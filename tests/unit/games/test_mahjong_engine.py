@@ -538,10 +538,34 @@ def test_describe_bare_hands() -> None:
             "9m",
             "5m",
         ],
+        "suits": ["m"],
         "win": True,
         "fan": 2,
         "patterns": ["清一色"],
     }
+
+
+@pytest.mark.parametrize("variant", [XZ, DD])
+def test_describe_answers_as_play_does_for_que_yi_men(variant: str) -> None:
+    """000 血战麻将 缺一门才能胡牌 / 004 必须缺一门才可以胡牌: a winning shape in three
+    suits is no win in bare-hand eval, and its waits are none, as win_refusal has it."""
+    e = make_engine(variant)
+    three = e.describe("eval", [["123m456m789m11p234s"]])["hands"][0]
+    assert three["win"] is False and three["reason"] == "too_many_suits"
+    assert three["suits"] == ["m", "p", "s"] and three["fan"] is None
+    two = e.describe("eval", [["123m456m789m11p234p"]])["hands"][0]
+    assert two["win"] is True and "reason" not in two
+    waits3 = e.describe("eval", [["123m456m789m11p23s"]])["hands"][0]
+    assert waits3["waits"] == [] and waits3["reason"] == "too_many_suits"
+    # two suits held: a wait of a third suit is no wait (1m2m3m 4m5m6m 7m8m9m 1p1p 5s -> 5s)
+    single = e.describe("eval", [["123m456m789m1p1p1p5s"]])["hands"][0]
+    assert "5s" not in single["waits"]
+    assert e.describe("eval", [["123m456m789m11p23p"]])["hands"][0]["waits"] == ["1p", "4p"]
+
+
+def test_describe_without_a_suit_limit_keeps_three_suit_wins() -> None:
+    out = make_engine(GD).describe("eval", [["123m456m789m11p234s"]])["hands"][0]
+    assert out["win"] is True and "reason" not in out
 
 
 def test_bad_deals_are_refused() -> None:

@@ -270,8 +270,9 @@ def test_weighted_draw_and_bets_settle_through_banker_cover() -> None:
     ]
     r = t.e.settle(st)
     base = 1000
-    # p1 +4000; banker +6000 +20000 -4000 = +22000, raked 5%
-    assert r.deltas == {"p1": 4000 - 200, "p2": 22000 - 1100, "p3": -6 * base, "p4": -20 * base}
+    # p1 +4000 less 5%; banker +6000 +20000 -4000 = +22000, raked 5% of each comparison it
+    # won (001 抢庄玩法介绍 庄家胜利所赢游戏币=A*M*Y-抽水): 300 + 1000
+    assert r.deltas == {"p1": 4000 - 200, "p2": 22000 - 1300, "p3": -6 * base, "p4": -20 * base}
     assert sum(r.deltas.values()) + r.total_rake == 0
 
 

@@ -356,18 +356,19 @@ def test_tongsha_and_tongpei_only_at_a_full_table() -> None:
     assert three.e.outcome(three.st)["sweep"] is None
 
 
-def test_money_one_to_one_with_five_percent_on_each_winners_net() -> None:
+def test_money_one_to_one_with_five_percent_on_each_won_comparison() -> None:
     h = full(
         grabs={1: 0, 2: 20, 3: 0, 4: 0},
         bets={1: 3, 3: 5, 4: 2},
         tiles={2: "6p 2p", 1: "9p 9p", 3: "1p 1p", 4: "3p 4p"},
     )
     r = h.e.settle(h.st)
-    # players 1 and 3 win 300 and 500, player 4 loses 200; banker -600
-    assert r.deltas == {"p1": 285, "p2": -600, "p3": 475, "p4": -200}
-    assert r.total_rake == 40
+    # players 1 and 3 win 300 and 500, player 4 loses 200; banker -600, and 5% of the 200
+    # it won from player 4 (独立赔付: each comparison raked on its own): -610
+    assert r.deltas == {"p1": 285, "p2": -610, "p3": 475, "p4": -200}
+    assert r.total_rake == 15 + 25 + 10
     assert sum(r.deltas.values()) + r.total_rake == 0
-    # the banker winning on balance is raked on the net only
+    # 通杀: 5% of each comparison, 15 + 25 + 10, as much as 5% of the net 1000
     h2 = full(
         grabs={1: 0, 2: 20, 3: 0, 4: 0},
         bets={1: 3, 3: 5, 4: 2},
@@ -398,7 +399,7 @@ def test_the_grab_bounds_what_the_banker_pays_pro_rata() -> None:
     )
     r2 = h2.e.settle(h2.st)
     assert (r2.deltas["p2"], r2.deltas["p3"], r2.deltas["p4"]) == (-50, -50, -100)
-    assert r2.deltas["p1"] == 190
+    assert r2.deltas["p1"] == 200 - 2 - 2 - 5  # 5% of each comparison, truncated
 
 
 def test_settlement_of_a_replayed_hand_is_identical_and_canonical() -> None:

@@ -64,13 +64,14 @@ def test_erbagang_script_grab_tie_die_deal_dice_and_money(
     assert main(["hand", "replay", "--unsigned", str(path)]) == 0
     got = json.loads(capsys.readouterr().out)
     assert got["signed"] is False and got["outcome"] == out
-    # p1 wins 200 (rake 10); the banker wins 500 + 100 - 200 = 400 (rake 20)
+    # p1 wins 200 (rake 10); the banker wins 500 (rake 25) and 100 (rake 5), each comparison
+    # raked on its own (独立赔付), and loses 200: 400 - 30
     assert dict(got["postings"]) == {
         "player:p1": 190,
         "player:p2": -500,
-        "player:p3": 380,
+        "player:p3": 370,
         "player:p4": -100,
-        "rake:erbagang": 30,
+        "rake:erbagang": 40,
     }
 
 

@@ -55,7 +55,8 @@ def test_policy_validation() -> None:
 
 
 def test_rake_step_records_rate_profits_and_rakes() -> None:
-    rakes, step = rake_step({"A": 1000, "B": -1000}, RakePolicy(FIVE_PERCENT), ["B", "A"])
+    rakes, steps = rake_step({"A": 1000, "B": -1000}, RakePolicy(FIVE_PERCENT), ["B", "A"])
+    (step,) = steps
     assert rakes == {"A": 50, "B": 0}
     assert step.to_json_dict() == {
         "step": "rake",

@@ -75,7 +75,7 @@ from croupier.games.common import (
     stake_amount,
 )
 from croupier.games.registry import register_family
-from croupier.money import SettlementResult, Wager, settle_against_house
+from croupier.money import RakePolicy, SettlementResult, Wager, settle_against_house
 
 DEALER = "dealer"
 MAIN = "main"
@@ -187,7 +187,7 @@ class BlackjackEngine(g.Engine[BlackjackState]):
                 step=int(raw["bets"]["step"]),
                 repeat=bool(raw["bets"]["repeat"]["enabled"]),
             )
-            self.rake_source = str(raw["rake"]["source"])
+            self.rake = RakePolicy.from_config(raw)
         except (KeyError, TypeError, ValueError) as e:
             raise ConfigError(f"blackjack config: {e!r}") from e
         t = self.table
@@ -722,12 +722,9 @@ class BlackjackEngine(g.Engine[BlackjackState]):
         return out
 
     def settle(self, st: BlackjackState) -> SettlementResult:
-        return settle_against_house(
-            self.wagers(st),
-            rake_rate=self.rules.rake,
-            rake_source=self.rake_source,
-            hand_id=st.hand_id,
-        )
+        """Against the house; the rake is the variant's (多人21点: 2% on each player's net
+        for the hand, and a winning insurance raked on its own, ``rake.own_spots``)."""
+        return settle_against_house(self.wagers(st), rake=self.rake, hand_id=st.hand_id)
 
     # -- bare hands and odds ---------------------------------------------------------------
     def describe(self, action: str, hands: Sequence[Sequence[str]]) -> dict[str, Any]:

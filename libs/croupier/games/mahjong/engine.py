@@ -882,26 +882,52 @@ class MahjongEngine(g.Engine[MahjongState]):
     # -- bare hands ------------------------------------------------------------------
     def describe(self, action: str, hands: Sequence[Sequence[str]]) -> dict[str, Any]:
         """``eval``: each hand of 14 tiles (a win: its fan as a discard win) or 13 tiles
-        (its waits: 听牌); tiles one by one (``1m 2m``) or grouped (``123m``)."""
+        (its waits: 听牌); tiles one by one (``1m 2m``) or grouped (``123m``). Answers as
+        play does for the variant's suit limit (缺一门, ``max_suits``): a winning shape in
+        more suits is no win (``reason`` ``too_many_suits``), and a wait that would make
+        one is no wait."""
         if action != "eval":
             raise InvalidInput(f"mahjong has no '{action}' for bare hands")
         out = []
+        limit = self.rules.max_suits
         for h in hands:
             tiles = [t for token in h for t in parse_tiles(str(token))]
             shape = Shape.of(tiles)
+            suits = sorted({suit_of(t) for t in tiles} - {"z"})
             if len(tiles) == 14:
                 sc = score(shape, WinContext(), self.rules.fan)
-                out.append(
-                    {
-                        "tiles": names(tiles),
-                        "win": sc is not None,
-                        "fan": sc.fan if sc else None,
-                        "patterns": list(sc.names) if sc else [],
-                    }
-                )
+                row: dict[str, Any] = {"tiles": names(tiles), "suits": suits}
+                if sc is not None and len(suits) > limit:
+                    row.update(
+                        win=False,
+                        fan=None,
+                        patterns=[],
+                        reason="too_many_suits",
+                        message=(
+                            f"a winning shape, but in {len(suits)} suits: a win holds at "
+                            f"most {limit} (缺一门)"
+                        ),
+                    )
+                else:
+                    row.update(
+                        win=sc is not None,
+                        fan=sc.fan if sc else None,
+                        patterns=list(sc.names) if sc else [],
+                    )
+                out.append(row)
             elif len(tiles) == 13:
-                waits = shape.waits(self.universe, self.rules.forms)
-                out.append({"tiles": names(tiles), "waits": names(waits)})
+                waits = [
+                    w
+                    for w in shape.waits(self.universe, self.rules.forms)
+                    if len(set(suits) | ({suit_of(w)} - {"z"})) <= limit
+                ]
+                row = {"tiles": names(tiles), "suits": suits, "waits": names(waits)}
+                if len(suits) > limit:
+                    row.update(
+                        reason="too_many_suits",
+                        message=f"{len(suits)} suits held: a win holds at most {limit} (缺一门)",
+                    )
+                out.append(row)
             else:
                 raise InvalidInput("a hand is 13 (waits) or 14 (win) tiles")
         return {"variant": self.variant, "hands": out}

@@ -757,7 +757,7 @@ class NiuniuEngine(g.Engine[NiuniuState]):
         return [st.seats[s].player for s in st.order]
 
     def _rake(self, exempt: frozenset[str] = frozenset()) -> RakePolicy:
-        return RakePolicy(self.table.rake, None, exempt, source=self.table.rake_source)
+        return RakePolicy.from_config(self.config.raw, exempt)
 
     def settle(self, st: NiuniuState) -> SettlementResult:
         if self.table.mode is Mode.HUNDRED:

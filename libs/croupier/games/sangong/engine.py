@@ -684,7 +684,7 @@ class SangongEngine(g.Engine[SangongState]):
 
     def settle(self, st: SangongState) -> SettlementResult:
         self.close_check(st)
-        rake = RakePolicy(self.rake_rate, source=self.rake_source)
+        rake = RakePolicy.from_config(self.config.raw)
         if self.kind is TableKind.HUNDRED:
             return self._settle_hundred(st, rake)
         gr = self.grab
@@ -754,7 +754,7 @@ class SangongEngine(g.Engine[SangongState]):
             else:
                 m = limit_multiplier(h.multiplier, limit)
                 claims.append(Claim(HOUSE, player, amount, (m,), spot))
-        policy = RakePolicy(rake.rate, rake.cap, frozenset({HOUSE}), rake.source)
+        policy = rake.with_exempt(HOUSE)
         return settle(
             claims,
             participants=[*players, HOUSE],

@@ -130,9 +130,7 @@ class ErbagangEngine(g.Engine[ErbagangState]):
         require(raw, 2, "deal", "tiles_each")
         try:
             self.direction = Direction(str(raw["deal"]["direction"]))
-            self.rake = RakePolicy(
-                Fraction(str(raw["rake"]["rate"])), source=str(raw["rake"]["source"])
-            )
+            self.rake = RakePolicy.from_config(raw)
             self.payout = Fraction(str(raw["payout"]["value"]))
             self.source = str(raw["source"])
         except (KeyError, TypeError, ValueError) as e:

@@ -1,0 +1,160 @@
+"""The outbox relay: publishes what a producer committed to the outbox
+(:mod:`croupier.store.outbox`), with retries and backoff, outside any request path and
+any lock. A row is deleted only once the stream acknowledged it (new or duplicate), so
+a NATS outage only grows the outbox; when NATS returns the backlog drains, oldest first.
+
+The relay is woken by :meth:`OutboxRelay.kick` after each commit; while no
+:meth:`OutboxRelay.run` loop is active (a process driven by hand, a test) a kick starts
+one background drain instead, so nobody ever awaits a publish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+
+from croupier.bus.jetstream import Bus
+from croupier.store.outbox import Outbox, OutboxStats
+
+log = logging.getLogger("croupier.relay")
+
+StatsHook = Callable[[str, OutboxStats, int], None]
+"""Called with (producer, stats, now_ms) after each pass (metrics)."""
+PublishedHook = Callable[[str, int], None]
+"""Called with (producer, rows published) after each successful batch."""
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class OutboxRelay:
+    def __init__(
+        self,
+        outbox: Outbox,
+        bus: Callable[[], Bus | None],
+        producer: str,
+        *,
+        batch: int = 256,
+        publish_timeout_s: float = 5.0,
+        idle_poll_s: float = 1.0,
+        max_backoff_s: float = 5.0,
+        on_stats: StatsHook | None = None,
+        on_published: PublishedHook | None = None,
+    ) -> None:
+        self.outbox = outbox
+        self.bus = bus
+        self.producer = producer
+        self.batch = batch
+        self.publish_timeout_s = publish_timeout_s
+        self.idle_poll_s = idle_poll_s
+        self.max_backoff_s = max_backoff_s
+        self.on_stats = on_stats
+        self.on_published = on_published
+        self._wake = asyncio.Event()
+        self._lock = asyncio.Lock()
+        self._running = False
+        self._oneshot: asyncio.Task[None] | None = None
+        self._again = False
+        self.published = 0
+        self.failures = 0
+
+    def kick(self) -> None:
+        """Something was committed to the outbox: publish it soon (never waits)."""
+        if self._running:
+            self._wake.set()
+            return
+        if self._oneshot is not None and not self._oneshot.done():
+            self._again = True
+            return
+        with contextlib.suppress(RuntimeError):  # no running event loop: nothing to do
+            self._oneshot = asyncio.get_running_loop().create_task(self._drain_quietly())
+
+    async def _drain_quietly(self) -> None:
+        while True:
+            self._again = False
+            try:
+                while await self.drain_once() >= self.batch:
+                    pass
+            except Exception as e:  # the next kick or run() retries
+                log.warning("outbox %s: drain failed: %s", self.producer, e)
+            if not self._again:
+                return
+
+    async def drain_once(self) -> int:
+        """Publish the oldest batch; delete what the stream acknowledged. Returns how
+        many rows were published; raises when the bus is unavailable. One drain at a
+        time per relay."""
+        async with self._lock:
+            return await self._drain_once()
+
+    async def _drain_once(self) -> int:
+        bus = self.bus()
+        if bus is None:
+            raise ConnectionError("no NATS connection yet")
+        rows = self.outbox.pending(self.producer, self.batch)
+        if not rows:
+            return 0
+        ok = await bus.publish_each(
+            [(r.subject, r.payload, r.msg_id) for r in rows], self.publish_timeout_s
+        )
+        done = [r for r, good in zip(rows, ok, strict=True) if good]
+        self.outbox.delete(done)
+        self.published += len(done)
+        if done and self.on_published is not None:
+            self.on_published(self.producer, len(done))
+        if len(done) < len(rows):
+            self.failures += 1
+            raise ConnectionError(f"{len(rows) - len(done)} of {len(rows)} publishes failed")
+        return len(done)
+
+    def stats(self) -> OutboxStats:
+        st = self.outbox.stats(self.producer)
+        if self.on_stats is not None:
+            self.on_stats(self.producer, st, now_ms())
+        return st
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Drain until ``stop``: after each kick, and every ``idle_poll_s`` anyway;
+        failures back off exponentially up to ``max_backoff_s``."""
+        self._running = True
+        delay = 0.05
+        last_stats = 0.0
+        try:
+            while not stop.is_set():
+                wait, backing_off = self.idle_poll_s, False
+                try:
+                    while not stop.is_set() and await self.drain_once() >= self.batch:
+                        pass
+                    delay = 0.05
+                except Exception as e:
+                    log.warning(
+                        "outbox %s: publish failed (%s); retrying in %.2fs",
+                        self.producer,
+                        e,
+                        delay,
+                    )
+                    wait, backing_off = delay, True
+                    delay = min(self.max_backoff_s, delay * 2)
+                if time.monotonic() - last_stats >= 1.0:
+                    with contextlib.suppress(Exception):  # the database may be down too
+                        self.stats()
+                    last_stats = time.monotonic()
+                self._wake.clear()
+                with contextlib.suppress(asyncio.TimeoutError):
+                    # a kick ends an idle wait, not a backoff
+                    waiter = stop.wait() if backing_off else self._wake_or(stop)
+                    await asyncio.wait_for(waiter, wait)
+        finally:
+            self._running = False
+
+    async def _wake_or(self, stop: asyncio.Event) -> None:
+        waits = [asyncio.ensure_future(self._wake.wait()), asyncio.ensure_future(stop.wait())]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waits:
+                w.cancel()

@@ -1,0 +1,222 @@
+"""The transactional outbox and the dead letters.
+
+A service that must publish after it writes (the dealer's closed hands, the rule
+service's outcomes, settlement's ``settled`` messages) adds the message to the outbox
+*inside the same database transaction* as the events it carries
+(:func:`enqueue` on the unit of work's connection). The commit therefore holds both the
+effect and the intent to publish; nothing waits on the transport. A relay
+(:class:`croupier.bus.relay.OutboxRelay`) reads the oldest rows of its producer
+(:meth:`Outbox.pending`), publishes them with their deterministic ``Nats-Msg-Id`` and
+deletes each row the stream acknowledged (:meth:`Outbox.delete`). A row published twice
+(a relay that crashed between the ack and the delete, two replicas relaying one
+producer) is dropped by the stream's duplicate window, and every consumer is idempotent
+by hand id beyond it.
+
+Enqueueing is idempotent on ``msg_id``: a redelivered message that is processed again
+adds nothing.
+
+Dead letters: a consumer that terminates a message as poison first copies it here,
+byte-exact, with its reason (:func:`put_dead_letter`), so nothing it refused is lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
+
+from croupier.errors import InvalidInput
+from croupier.store import schema
+from croupier.store.db import Database
+
+_O = schema.outbox
+_DL = schema.dead_letters
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxItem:
+    """A message to publish: subject, bytes, the stream's deduplication id."""
+
+    producer: str
+    subject: str
+    msg_id: str
+    payload: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxRow:
+    id: int
+    producer: str
+    subject: str
+    msg_id: str
+    payload: bytes
+    created_at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxStats:
+    depth: int
+    oldest_at_ms: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class DeadLetter:
+    id: int
+    consumer: str
+    subject: str
+    reason: str
+    detail: str
+    payload: bytes
+    delivered: int
+    created_at_ms: int
+
+
+def _check(item: OutboxItem) -> None:
+    if not 0 < len(item.producer) <= 32:
+        raise InvalidInput("outbox producer must be 1..32 characters")
+    if not 0 < len(item.subject) <= 256:
+        raise InvalidInput("outbox subject must be 1..256 characters")
+    if not 0 < len(item.msg_id) <= 200:
+        raise InvalidInput("outbox msg_id must be 1..200 characters")
+
+
+def enqueue(conn: Connection, items: Sequence[OutboxItem], at_ms: int) -> None:
+    """Add ``items`` to the outbox in the caller's transaction; a ``msg_id`` already
+    waiting is left as it is."""
+    if not items:
+        return
+    for it in items:
+        _check(it)
+    rows = [
+        {
+            "producer": it.producer,
+            "subject": it.subject,
+            "msg_id": it.msg_id,
+            "payload": it.payload,
+            "created_at_ms": at_ms,
+        }
+        for it in items
+    ]
+    name = conn.dialect.name
+    if name == "postgresql":
+        conn.execute(postgresql.insert(_O).on_conflict_do_nothing(index_elements=["msg_id"]), rows)
+    elif name == "sqlite":
+        conn.execute(sqlite.insert(_O).on_conflict_do_nothing(index_elements=["msg_id"]), rows)
+    else:  # pragma: no cover - the two supported backends are above
+        raise InvalidInput(f"unsupported database {name}")
+
+
+def put_dead_letter(
+    conn: Connection,
+    consumer: str,
+    subject: str,
+    reason: str,
+    detail: str,
+    payload: bytes,
+    delivered: int,
+    at_ms: int,
+) -> int:
+    """Keep a terminated message with its reason; returns its id."""
+    r = conn.execute(
+        _DL.insert().returning(_DL.c.id),
+        {
+            "consumer": consumer[:64],
+            "subject": subject[:256],
+            "reason": reason[:64],
+            "detail": detail[:4000],
+            "payload": payload,
+            "delivered": delivered,
+            "created_at_ms": at_ms,
+        },
+    )
+    return int(r.scalar_one())
+
+
+class Outbox(Database):
+    """Reads and deletes of the outbox, and the dead letters, over an engine of the
+    store (``Outbox(store.engine)``)."""
+
+    def pending(self, producer: str, limit: int = 256) -> list[OutboxRow]:
+        """The oldest ``limit`` rows of ``producer``, oldest first."""
+        with self._read() as conn:
+            rows = conn.execute(
+                sa.select(_O).where(_O.c.producer == producer).order_by(_O.c.id).limit(limit)
+            ).all()
+        return [
+            OutboxRow(
+                int(r.id), r.producer, r.subject, r.msg_id, bytes(r.payload), int(r.created_at_ms)
+            )
+            for r in rows
+        ]
+
+    def delete(self, rows: Sequence[OutboxRow]) -> int:
+        """Delete published rows. A row is named by its id *and* its ``msg_id``: on
+        SQLite a deleted id can be given again to a newer row (of any producer), which
+        another relay that read the old row must not delete."""
+        if not rows:
+            return 0
+        with self._write() as conn:
+            return int(
+                conn.execute(
+                    _O.delete().where(
+                        sa.tuple_(_O.c.id, _O.c.msg_id).in_([(r.id, r.msg_id) for r in rows])
+                    )
+                ).rowcount
+            )
+
+    def stats(self, producer: str) -> OutboxStats:
+        with self._read() as conn:
+            n, oldest = conn.execute(
+                sa.select(sa.func.count(), sa.func.min(_O.c.created_at_ms)).where(
+                    _O.c.producer == producer
+                )
+            ).one()
+        return OutboxStats(int(n), None if oldest is None else int(oldest))
+
+    def enqueue(self, items: Sequence[OutboxItem], at_ms: int) -> None:
+        """:func:`enqueue` in a transaction of its own."""
+        with self._write() as conn:
+            enqueue(conn, items, at_ms)
+
+    def put_dead_letter(
+        self,
+        consumer: str,
+        subject: str,
+        reason: str,
+        detail: str,
+        payload: bytes,
+        delivered: int,
+        at_ms: int,
+    ) -> int:
+        with self._write() as conn:
+            return put_dead_letter(
+                conn, consumer, subject, reason, detail, payload, delivered, at_ms
+            )
+
+    def dead_letters(self, consumer: str | None = None, limit: int = 100) -> list[DeadLetter]:
+        q = sa.select(_DL).order_by(_DL.c.id).limit(limit)
+        if consumer is not None:
+            q = q.where(_DL.c.consumer == consumer)
+        with self._read() as conn:
+            rows = conn.execute(q).all()
+        return [
+            DeadLetter(
+                int(r.id),
+                r.consumer,
+                r.subject,
+                r.reason,
+                r.detail,
+                bytes(r.payload),
+                int(r.delivered),
+                int(r.created_at_ms),
+            )
+            for r in rows
+        ]
+
+    def ping(self) -> None:
+        """One round trip to the database (raises when it is unavailable)."""
+        with self._read() as conn:
+            conn.execute(sa.text("SELECT 1"))

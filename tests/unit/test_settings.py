@@ -1,0 +1,63 @@
+"""Stream and consumer settings from the environment, and their checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from croupier.bus.jetstream import ConsumerSpec, StreamSpec, server_list
+from croupier.errors import InvalidInput
+from croupier_services.config import Settings
+
+
+def test_stream_and_consumer_settings_come_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CROUPIER_NATS_URL", "nats://a:4222,nats://b:4222")
+    monkeypatch.setenv("CROUPIER_STREAM_REPLICAS", "3")
+    monkeypatch.setenv("CROUPIER_STREAM_MAX_AGE_S", "86400")
+    monkeypatch.setenv("CROUPIER_STREAM_MAX_BYTES", "1000000")
+    monkeypatch.setenv("CROUPIER_STREAM_DISCARD", "old")
+    monkeypatch.setenv("CROUPIER_CONSUMER_MAX_DELIVER", "20")
+    monkeypatch.setenv("CROUPIER_CONSUMER_BACKOFF_S", "1, 5,30")
+    s = Settings.from_env("rules")
+    assert server_list(s.nats_url) == ["nats://a:4222", "nats://b:4222"]
+    assert s.stream == StreamSpec(3, 86400.0, 1_000_000, "old", 120.0)
+    assert s.consumers == ConsumerSpec(10.0, 20, (1.0, 5.0, 30.0), 20_000)
+    cfg = s.consumers.config("rules_baccarat", "croupier.hand.baccarat.*")
+    assert cfg.max_deliver == 20 and cfg.backoff == [1.0, 5.0, 30.0]
+    assert s.stream.config().num_replicas == 3
+
+
+def test_defaults_are_one_replica_no_limits_discard_new(monkeypatch: pytest.MonkeyPatch) -> None:
+    for k in ("REPLICAS", "MAX_AGE_S", "MAX_BYTES", "DISCARD"):
+        monkeypatch.delenv(f"CROUPIER_STREAM_{k}", raising=False)
+    s = Settings.from_env("dealer")
+    assert s.stream == StreamSpec()
+    assert (s.stream.replicas, s.stream.max_age_s, s.stream.max_bytes) == (1, 0.0, -1)
+    assert s.stream.discard == "new" and s.consumers.max_deliver == -1
+
+
+@pytest.mark.parametrize(
+    ("var", "value", "needle"),
+    [
+        ("CROUPIER_STREAM_REPLICAS", "three", "integer"),
+        ("CROUPIER_STREAM_REPLICAS", "7", "replicas"),
+        ("CROUPIER_STREAM_DISCARD", "oldest", "discard"),
+        ("CROUPIER_CONSUMER_BACKOFF_S", "1,x", "seconds"),
+        ("CROUPIER_CONSUMER_ACK_WAIT_S", "0", "ack_wait"),
+    ],
+)
+def test_bad_settings_are_refused_with_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch, var: str, value: str, needle: str
+) -> None:
+    monkeypatch.setenv(var, value)
+    with pytest.raises(InvalidInput, match=needle):
+        Settings.from_env("rules")
+
+
+def test_a_bounded_max_deliver_must_exceed_the_backoff_steps() -> None:
+    with pytest.raises(InvalidInput, match="max_deliver"):
+        ConsumerSpec(max_deliver=2, backoff_s=(1.0, 2.0))
+    assert server_list("nats://x:1") == ["nats://x:1"]
+    with pytest.raises(InvalidInput):
+        server_list(" , ")
