@@ -19,6 +19,7 @@ from croupier.bus.embedded import EmbeddedNats, free_port
 from croupier.bus.jetstream import Bus, ConsumerSpec, StreamSpec, server_list
 from croupier.store import Outbox
 from croupier_services import metrics
+from croupier_services.keys import init_keys
 from croupier_services.runtime import Node
 
 pytestmark = pytest.mark.integration
@@ -57,6 +58,7 @@ async def deal(node: Node, table: str, n: int) -> None:
 
 
 def node(tmp: Path, nats_url: str, *roles: str, db: str = "c.sqlite", keys: str = "keys") -> Node:
+    init_keys(tmp / keys)  # made once, explicitly (a service never makes keys)
     return Node(
         roles=roles,
         database_url=f"sqlite:///{tmp / db}",
