@@ -35,6 +35,7 @@ from croupier.store.secrets import SeedBox
 from croupier_services.audit import Auditor
 from croupier_services.bots import bets_for
 from croupier_services.dealer import DealerCore
+from croupier_services.keys import TrustedKeys, init_keys
 from croupier_services.runtime import load_signers, now_ms, open_store
 
 CPU: dict[str, float] = {}
@@ -44,7 +45,8 @@ async def drive(
     args: argparse.Namespace, db_url: str, nats_url: str, keys: str, nats_pid: int | None
 ) -> float:
     store = open_store(db_url)
-    signers = load_signers(store, keys)
+    init_keys(Path(keys))  # made once, explicitly; the services only load their own
+    signers = load_signers(store, keys, ("dealer",), TrustedKeys.from_dir(Path(keys)))
     bus = await Bus.connect(nats_url)
     await bus.ensure_stream()
     auth = init_dev(Path(keys).parent / "auth")
@@ -138,8 +140,8 @@ async def drive(
         store.close()
 
 
-def audit(db_url: str, hands: int) -> float:
-    auditor = Auditor(open_store(db_url))
+def audit(db_url: str, hands: int, keys: str) -> float:
+    auditor = Auditor(open_store(db_url), TrustedKeys.from_dir(Path(keys)))
     ids = list(auditor.hand_ids(variant="baccarat"))
     t0 = time.perf_counter()
     c0 = time.process_time()
@@ -171,7 +173,7 @@ def main() -> None:
             url = args.nats_url or nats.url  # type: ignore[union-attr]
             pid = nats.proc.pid if nats is not None and nats.proc is not None else None
             rate = asyncio.run(drive(args, db_url, url, f"{d}/keys", pid))
-            arate = audit(db_url, args.hands)
+            arate = audit(db_url, args.hands, f"{d}/keys")
         finally:
             if nats is not None:
                 nats.stop()

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "libs"))
 import sqlalchemy as sa
 
 from croupier.events import Event, Seal, StreamWriter, heads_of, seal
-from croupier.signing import Signer
+from croupier.signing import FileSigner, Signer
 from croupier.store import (
     LedgerTx,
     Posting,
@@ -57,7 +57,7 @@ def build(
 
 
 def run(store: Store, batches: int, streams: int, events: int) -> None:
-    signer = Signer.generate("dealer")
+    signer = FileSigner.generate("dealer")
     store.put_key(signer.public_entry())
     work = build(signer, batches, streams, events)
 

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "libs"))
 
 from croupier.audit import HandFacts, LedgerFact, ShoeFacts, reconcile
 from croupier.events import Seal, StreamWriter, heads_of, seal
-from croupier.signing import Signer
+from croupier.signing import FileSigner, Signer
 from croupier.store import Store, StreamInfo
 from croupier.store import tlog as store_tlog
 from croupier.testing import DealerRun, seat_rows
@@ -54,7 +54,7 @@ def batches(signer: Signer, n: int) -> list[tuple[StreamInfo, list, Seal]]:
 def store_run(n: int, with_log: bool) -> tuple[float, float, Store, str]:
     d = tempfile.mkdtemp()
     store = Store.open(f"sqlite:///{d}/b.sqlite", upgrade=True)
-    work = batches(Signer.generate("dealer"), n)
+    work = batches(FileSigner.generate("dealer"), n)
     saved = store_tlog.append_seals
     if not with_log:
         store_tlog.append_seals = lambda conn, seals: []  # type: ignore[assignment]
@@ -84,7 +84,7 @@ def main() -> None:
     ap.add_argument("--hands", type=int, default=50_000)
     a = ap.parse_args()
 
-    signer = Signer.generate("dealer")
+    signer = FileSigner.generate("dealer")
     sample = [b[2] for b in batches(signer, 20_000)]
     t0 = time.process_time()
     leaves = [seal_leaf_hash(s) for s in sample]

@@ -17,12 +17,18 @@ chain between them is intact.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from croupier import canonical
-from croupier.errors import ChainError, IntegrityError, InvalidInput, SignatureError
+from croupier.errors import (
+    ChainError,
+    IntegrityError,
+    InvalidInput,
+    SignatureError,
+    UnknownKey,
+)
 from croupier.signing import KeyRegistry, Signer
 
 GENESIS = bytes(32)
@@ -156,22 +162,27 @@ class Seal:
         """Deterministic id (used as the JetStream ``Nats-Msg-Id`` of its batch)."""
         return hashlib.sha256(self.signature).hexdigest()[:32]
 
-    def content_digest(self) -> bytes:
-        """SHA-256 over the signed message (producer, key id, time, entries) and the
-        signature: two seals share it only if they are the same seal."""
-        h = hashlib.sha256(Seal.body(self.producer, self.key_id, self.sealed_at_ms, self.entries))
-        h.update(self.signature)
-        return h.digest()
-
-    def verify(self, registry: KeyRegistry) -> None:
-        registry.verify(
+    def check_key(self, registry: KeyRegistry, seen_at_ms: int | None = None) -> None:
+        """The registry's validity rules for this seal's key (see
+        :meth:`KeyRegistry.check_key`); ``seen_at_ms`` is when a witness first saw it."""
+        registry.check_key(
             producer=self.producer,
             key_id=self.key_id,
-            at_ms=self.sealed_at_ms,
-            domain=SEAL_DOMAIN,
-            body=Seal.body(self.producer, self.key_id, self.sealed_at_ms, self.entries),
-            signature=self.signature,
+            signed_at_ms=self.sealed_at_ms,
+            seen_at_ms=seen_at_ms,
         )
+
+    def verify_signature(self, registry: KeyRegistry) -> None:
+        registry.verify_signature(
+            self.key_id,
+            SEAL_DOMAIN,
+            Seal.body(self.producer, self.key_id, self.sealed_at_ms, self.entries),
+            self.signature,
+        )
+
+    def verify(self, registry: KeyRegistry, seen_at_ms: int | None = None) -> None:
+        self.check_key(registry, seen_at_ms)
+        self.verify_signature(registry)
 
     def to_json_dict(self) -> dict[str, Any]:
         return {
@@ -288,26 +299,57 @@ class SealVerifier:
     Remembers at most :attr:`CACHE` verified seals, so a long-running consumer's memory
     stays bounded.
 
-    A seal is remembered by the digest of everything its signature covers *and* the
-    signature (:meth:`Seal.content_digest`), never by the signature alone: a seal that
-    carries a genuine signature over other entries, another time or another key id is a
-    different seal and is verified (and refused) on its own."""
+    A seal is remembered whole (everything its signature covers *and* the signature),
+    never by the signature alone: a seal that carries a genuine signature over other
+    entries, another time or another key id is a different seal and is verified (and
+    refused) on its own. The look-up costs a dictionary probe and an equality check (an
+    identity check when, as usual, the same seal object comes again), not a re-encoding.
+
+    Key validity is checked on every call (it is a few dictionary look-ups), only the
+    Ed25519 verification is remembered. ``seen_at`` says when a witness other than the
+    signer first saw a seal (a live consumer: now, on receipt; an audit: the checkpoint
+    that first included it); ``None`` means nothing but the signer dates it, and then a
+    seal from a revoked key does not pass (:meth:`KeyRegistry.check_key`)."""
 
     CACHE = 100_000
 
-    def __init__(self, registry: KeyRegistry) -> None:
+    def __init__(
+        self, registry: KeyRegistry, seen_at: Callable[[Seal], int | None] | None = None
+    ) -> None:
         self.registry = registry
-        self._ok: dict[bytes, None] = {}  # insertion-ordered: the oldest are dropped first
+        self.seen_at = seen_at
+        # by signature, the verified seal; insertion-ordered: the oldest are dropped first
+        self._ok: dict[bytes, Seal] = {}
 
     def verify(self, s: Seal) -> None:
-        digest = s.content_digest()
-        if digest in self._ok:
+        s.check_key(self.registry, None if self.seen_at is None else self.seen_at(s))
+        known = self._ok.get(s.signature)
+        if known is not None and (known is s or known == s):
             return
-        s.verify(self.registry)
-        self._ok[digest] = None
+        s.verify_signature(self.registry)
+        self._ok[s.signature] = s
         if len(self._ok) > self.CACHE:
             for old in list(self._ok)[: self.CACHE // 2]:
                 del self._ok[old]
+
+    def check_event_keys(self, events: Sequence[Event]) -> None:
+        """Each event names a key id registered to its own producer (a rules key never
+        writes a dealer's event)."""
+        for e in events:
+            try:
+                owner = self.registry.get(e.key_id).producer
+            except UnknownKey as err:
+                raise UnknownKey(
+                    f"{e.stream}#{e.seq}: {err.message}", stream=e.stream, seq=e.seq
+                ) from err
+            if owner != e.producer:
+                raise UnknownKey(
+                    f"{e.stream}#{e.seq} ({e.type} by {e.producer}) names key {e.key_id} of "
+                    f"{owner}",
+                    reason="wrong_key",
+                    stream=e.stream,
+                    seq=e.seq,
+                )
 
     def check_coverage(self, events: Sequence[Event], seals: Iterable[Seal]) -> None:
         """Every event of the (already chain-verified) stream must be covered by a valid
@@ -316,6 +358,7 @@ class SealVerifier:
         if not events:
             return
         stream = events[0].stream
+        self.check_event_keys(events)
         by_seq = {e.seq: e for e in events}
         best: dict[str, int] = {}  # producer -> highest sealed seq
         for s in seals:
@@ -335,6 +378,7 @@ class SealVerifier:
                 except IntegrityError as err:
                     raise type(err)(
                         f"{stream}#{entry.seq}: seal by {s.key_id}: {err.message}",
+                        reason=err.reason,
                         stream=stream,
                         seq=entry.seq,
                     ) from err

@@ -3,7 +3,10 @@
 Export, ``croupier-hand/v1``, one JSON object a line:
 
 - ``{"kind": "header", "format": "croupier-hand/v1", "hand_id", "shoe_id"}``
-- ``{"kind": "key", ...}`` every public key that signed a seal of the hand or its shoe
+- ``{"kind": "keyring", ...}`` the root-signed keyring (:mod:`croupier.keyring`): the only
+  keys an auditor who pins the root trusts
+- ``{"kind": "key", ...}`` every public key that signed a seal of the hand or its shoe (a
+  convenience copy: without a pinned root they prove nothing, see :meth:`HandExport.trust`)
 - ``{"kind": "event", "log": "hand"|"shoe", ...event}``
 - ``{"kind": "seal", "log": "hand"|"shoe", ...seal}``
 - ``{"kind": "settlement", "record": {...}, "postings": [[account, amount], ...]}``
@@ -28,8 +31,9 @@ from typing import Any
 
 from croupier import canonical
 from croupier.audit import StoredSettlement, StreamLog
-from croupier.errors import InvalidInput
+from croupier.errors import InvalidInput, UnknownKey
 from croupier.events import Event, Seal
+from croupier.keyring import Keyring, TrustRoot
 from croupier.signing import KeyRegistry, PublicKeyEntry
 from croupier.tlog import seal_leaf_hash
 from croupier.tlog.merkle import ProofError, verify_inclusion
@@ -55,10 +59,36 @@ class HandExport:
     shoe: StreamLog
     keys: tuple[PublicKeyEntry, ...]
     settlement: StoredSettlement | None
+    keyring: Keyring | None = None
     log: LogProofs | None = None
 
     def registry(self) -> KeyRegistry:
+        """The export's own ``key`` lines: unverified, anyone can write them."""
         return KeyRegistry(self.keys)
+
+    def trust(self, root: TrustRoot) -> KeyRegistry:
+        """The keys an auditor pinning ``root`` trusts: the export's keyring, checked to
+        be signed by ``root``. Every ``key`` line must be in it, unchanged. Raises
+        :class:`UnknownKey` (reason ``untrusted_keyring`` / ``untrusted_key``)."""
+        if self.keyring is None:
+            raise UnknownKey("the export carries no signed keyring", reason="untrusted_keyring")
+        self.keyring.verify(root)
+        reg = self.keyring.registry()
+        for k in self.keys:
+            try:
+                signed = reg.get(k.key_id)
+            except UnknownKey:
+                raise UnknownKey(
+                    f"key {k.key_id} ({k.producer}) is not in the signed keyring "
+                    f"v{self.keyring.version}",
+                    reason="untrusted_key",
+                ) from None
+            if (signed.producer, signed.public_key) != (k.producer, k.public_key):
+                raise UnknownKey(
+                    f"key line {k.key_id} differs from the signed keyring",
+                    reason="untrusted_key",
+                )
+        return reg
 
 
 def verify_log(x: HandExport, log_key: NoteVerifier, held: Checkpoint | None = None) -> Checkpoint:
@@ -96,6 +126,8 @@ def dump(x: HandExport) -> str:
             "shoe_id": x.shoe.events[0].stream if x.shoe.events else None,
         }
     ]
+    if x.keyring is not None:
+        lines.append({"kind": "keyring", **x.keyring.to_json_dict()})
     lines += [{"kind": "key", **k.to_json_dict()} for k in x.keys]
     for log_name, log in (("shoe", x.shoe), ("hand", x.hand)):
         lines += [{"kind": "event", "log": log_name, **e.to_json_dict()} for e in log.events]
@@ -131,6 +163,7 @@ def load(text: str) -> HandExport:
     settlement: StoredSettlement | None = None
     note: str | None = None
     proofs: dict[str, tuple[int, tuple[bytes, ...]]] = {}
+    keyring: Keyring | None = None
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -143,6 +176,10 @@ def load(text: str) -> HandExport:
                 hand_id = str(d["hand_id"])
             elif kind == "key":
                 keys.append(PublicKeyEntry.from_json_dict(d))
+            elif kind == "keyring":
+                if keyring is not None:
+                    raise InvalidInput("more than one keyring line")
+                keyring = Keyring.from_json_dict(d)
             elif kind == "event":
                 logs[d.pop("log")][0].append(Event.from_json_dict(d))
             elif kind == "seal":
@@ -171,7 +208,8 @@ def load(text: str) -> HandExport:
         StreamLog(tuple(logs["shoe"][0]), tuple(logs["shoe"][1])),
         tuple(keys),
         settlement,
-        LogProofs(note, proofs) if note is not None else None,
+        log=LogProofs(note, proofs) if note is not None else None,
+        keyring=keyring,
     )
 
 
@@ -243,5 +281,23 @@ def replay_script(text: str) -> dict[str, Any]:
 
 
 def keys_for(registry: KeyRegistry, seals: Iterable[Seal]) -> tuple[PublicKeyEntry, ...]:
+    """The registry's entries for the keys that made ``seals`` (a key it does not hold is
+    left out: the audit names it)."""
     ids = sorted({s.key_id for s in seals})
-    return tuple(registry.get(k) for k in ids)
+    known = {e.key_id: e for e in registry}
+    return tuple(known[k] for k in ids if k in known)
+
+
+def signed_by(x: HandExport) -> dict[str, dict[str, Any]]:
+    """Which key ids signed what: for each key, its producer, the seals it made and the
+    events (by type, per stream) that name it."""
+    out: dict[str, dict[str, Any]] = {}
+    for log_name, log in (("shoe", x.shoe), ("hand", x.hand)):
+        for s in log.seals:
+            k = out.setdefault(s.key_id, {"producer": s.producer, "seals": 0, "events": {}})
+            k["seals"] += 1
+        for e in log.events:
+            k = out.setdefault(e.key_id, {"producer": e.producer, "seals": 0, "events": {}})
+            per = k["events"].setdefault(log_name, {})
+            per[e.type] = per.get(e.type, 0) + 1
+    return out

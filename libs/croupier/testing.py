@@ -34,7 +34,7 @@ from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
 from croupier.money import RoundingStep, SettlementResult
 from croupier.settlement import HandSettlement, settle_state
-from croupier.signing import KeyRegistry, Signer
+from croupier.signing import FileSigner, KeyRegistry, Signer
 
 __all__ = [
     "DEALER",
@@ -56,11 +56,11 @@ __all__ = [
     "stream_of",
 ]
 
-DEALER = Signer.from_seed("dealer", "dealer-k1", bytes([1]) * 32)
-GATEWAY = Signer.from_seed("gateway", "gateway-k1", bytes([2]) * 32)
-RULES = Signer.from_seed("rules", "rules-k1", bytes([3]) * 32)
-SETTLEMENT = Signer.from_seed("settlement", "settlement-k1", bytes([4]) * 32)
-SIGNERS: Mapping[str, Signer] = {s.producer: s for s in (DEALER, GATEWAY, RULES, SETTLEMENT)}
+DEALER = FileSigner.from_seed("dealer", "dealer-k1", bytes([1]) * 32)
+GATEWAY = FileSigner.from_seed("gateway", "gateway-k1", bytes([2]) * 32)
+RULES = FileSigner.from_seed("rules", "rules-k1", bytes([3]) * 32)
+SETTLEMENT = FileSigner.from_seed("settlement", "settlement-k1", bytes([4]) * 32)
+SIGNERS: Mapping[str, FileSigner] = {s.producer: s for s in (DEALER, GATEWAY, RULES, SETTLEMENT)}
 """The four producers by name (``dealer``, ``gateway``, ``rules``, ``settlement``)."""
 REGISTRY = KeyRegistry(s.public_entry() for s in SIGNERS.values())
 """The public keys the audit checks every seal against."""

@@ -36,6 +36,7 @@ from croupier.store import EventStore
 from croupier.tlog.note import Checkpoint, NoteVerifier, open_checkpoint
 from croupier_services import metrics
 from croupier_services.grpc_util import abort, rpc
+from croupier_services.keys import TrustedKeys
 
 _VERDICT = {
     Verdict.PASS: audit_pb2.AUDIT_VERDICT_PASS,
@@ -46,8 +47,17 @@ _VERDICT = {
 
 
 def load_hand(
-    store: EventStore, hand_id: str, tree_size: int | None = None, *, proofs: bool = True
+    store: EventStore,
+    hand_id: str,
+    trust: TrustedKeys | None = None,
+    *,
+    tree_size: int | None = None,
+    proofs: bool = True,
 ) -> HandExport:
+    """The hand, its shoe, its settlement, the signed keyring ``trust`` holds (with
+    ``key`` lines for the keys that sealed it) and, with ``proofs``, the inclusion
+    proofs of its seals in the log's checkpoint of ``tree_size`` (default: the latest).
+    Without ``trust`` (to read a hand, not to prove it) the export carries no keys."""
     events = store.read_stream(hand_id)
     if not events:
         raise NotFound(f"no hand {hand_id!r}")
@@ -63,14 +73,13 @@ def load_hand(
         )
     except NotFound:
         stored = None
-    registry = store.key_registry()
+    seals = hand.seals + shoe.seals
+    log = log_proofs(store, seals, tree_size) if proofs else None
+    if trust is None:
+        return HandExport(hand_id, hand, shoe, (), stored, None, log)
+    trust.refresh()
     return HandExport(
-        hand_id,
-        hand,
-        shoe,
-        keys_for(registry, hand.seals + shoe.seals),
-        stored,
-        log_proofs(store, hand.seals + shoe.seals, tree_size) if proofs else None,
+        hand_id, hand, shoe, keys_for(trust.registry, seals), stored, trust.keyring, log
     )
 
 
@@ -101,15 +110,18 @@ def require_closed(x: HandExport) -> None:
 
 
 class Auditor:
-    """Audits hands from one store, verifying each seal once across a range."""
+    """Audits hands from one store, verifying each seal once across a range, against the
+    keyring signed by the pinned root (never the store's ``keys`` table)."""
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, trust: TrustedKeys) -> None:
         self.store = store
-        self.registry: KeyRegistry = store.key_registry()
+        self.trust = trust
+        trust.refresh(force=True)
+        self.registry: KeyRegistry = trust.registry
         self.verifier = SealVerifier(self.registry)
 
     def audit(self, hand_id: str) -> AuditReport:
-        x = load_hand(self.store, hand_id, proofs=False)
+        x = load_hand(self.store, hand_id, self.trust, proofs=False)
         rep = audit_hand(
             hand_id, x.hand, x.shoe, self.registry, x.settlement, verifier=self.verifier
         )
@@ -409,8 +421,9 @@ def report_pb(rep: AuditReport) -> audit_pb2.AuditReport:
 
 
 class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, trust: TrustedKeys) -> None:
         self.store = store
+        self.trust = trust
 
     @rpc("VerifyHand")
     async def VerifyHand(
@@ -419,7 +432,7 @@ class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
         if not request.hand_id:
             raise InvalidInput("hand_id is required")
         return audit_pb2.VerifyHandResponse(
-            report=report_pb(Auditor(self.store).audit(request.hand_id))
+            report=report_pb(Auditor(self.store, self.trust).audit(request.hand_id))
         )
 
     async def VerifyRange(
@@ -429,7 +442,7 @@ class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
             await abort(
                 context, grpc.StatusCode.INVALID_ARGUMENT, "out_of_range", "limit must be >= 0"
             )
-        a = Auditor(self.store)
+        a = Auditor(self.store, self.trust)
         metrics.GRPC_REQUESTS.labels("VerifyRange", "OK").inc()
         for rep in a.audit_range(
             a.hand_ids(
@@ -449,7 +462,7 @@ class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
     ) -> audit_pb2.ExportHandResponse:
         if not request.hand_id:
             raise InvalidInput("hand_id is required")
-        x = load_hand(self.store, request.hand_id)
+        x = load_hand(self.store, request.hand_id, self.trust)
         require_closed(x)
         return audit_pb2.ExportHandResponse(jsonl=dump(x))
 

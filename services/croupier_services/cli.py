@@ -6,7 +6,9 @@
     croupier serve dealer|rules|settlement|audit|all [--variant V ...]
     croupier db upgrade | db check
     croupier nats check | nats provision [--variant V ...]
-    croupier keys init [--dir DIR]
+    croupier keys init [--dir DIR] [--root-key FILE]
+    croupier keys rotate --producer P [--dir DIR] [--root-key FILE] [--grace-ms MS]
+    croupier keys revoke --key-id K [--at-ms MS] [--dir DIR] [--root-key FILE]
     croupier auth init [--dir DIR] | auth issue-token --subject S --role R [--ttl S]
     croupier auth grant --table T --gateway G
     croupier db roles [--prefix P] [--schema S] [--login]
@@ -18,6 +20,7 @@
                                       --deck cards52x8 --cards POS:CARD,...
     croupier audit [--hand ID | --table T | --variant V | --all | --day D] [--json]
                    [--log-key log.vkey] [--checkpoint CP] [--file EXPORT.jsonl]
+                   [--trust-root FILE] [--keyring FILE]
     croupier checkpoint key | publish | latest [--size N] | verify OLD NEW
     croupier hand export ID [-o FILE]
     croupier hand replay FILE [--unsigned]
@@ -47,11 +50,18 @@ from typing import Any
 from croupier import fair
 from croupier.audit import Verdict, audit_hand, effective_commitment
 from croupier.cards import DeckSpec, parse_card
-from croupier.errors import CroupierError, IntegrityError, InvalidInput, NotationError
-from croupier.export import dump, load, replay_script, verify_log
+from croupier.errors import (
+    CroupierError,
+    IntegrityError,
+    InvalidInput,
+    NotationError,
+    UnknownKey,
+)
+from croupier.export import HandExport, dump, load, replay_script, signed_by, verify_log
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
 from croupier.games.registry import variants
+from croupier.signing import KeyRegistry
 from croupier.tlog import merkle
 from croupier.tlog.note import Checkpoint, NoteVerifier, open_checkpoint
 from croupier_services import logs
@@ -93,6 +103,8 @@ def cmd_serve(a: argparse.Namespace) -> int:
             init_dev(auth_dir.root)
     s = Settings.from_env(role if role != "all" else "dealer")
     logs.setup(s.log_level, json_lines=os.environ.get("CROUPIER_LOG_FORMAT", "json") == "json")
+    if role == "all":
+        _dev_keys(Path(s.keys_dir))
     roles = ("dealer", "rules", "settlement", "audit", "log") if role == "all" else (role,)
     node = Node(
         roles=roles,
@@ -169,12 +181,35 @@ def cmd_db(a: argparse.Namespace) -> int:
 
 
 def cmd_keys(a: argparse.Namespace) -> int:
-    from croupier_services.keys import init_keys
+    from croupier_services import keys as k
 
     d = Path(a.dir or Settings.from_env("keys").keys_dir)
-    for s in init_keys(d):
-        print(f"{s.producer}: {s.key_id} {s.public_entry().public_key.hex()}")
+    root = Path(a.root_key) if a.root_key else None
+    if a.action == "init":
+        out = k.init_keys(d, root_key=root)
+    elif a.action == "rotate":
+        if not a.producer:
+            raise InvalidInput("keys rotate needs --producer")
+        _, out = k.rotate_key(d, a.producer, root_key=root, grace_ms=a.grace_ms)
+    else:
+        if not a.key_id:
+            raise InvalidInput("keys revoke needs --key-id")
+        out = k.revoke_key(d, a.key_id, root_key=root, at_ms=a.at_ms)
+    for e in out.keyring.entries:
+        end = "" if e.revoked_at_ms is None else f" revoked at {e.revoked_at_ms}"
+        print(f"{e.producer}: {e.key_id} {e.public_key.hex()}{end}")
+    print(f"keyring v{out.keyring.version} signed by {out.root.key_id}: {d / k.KEYRING_FILE}")
+    print(f"trust root (pin it): {d / k.TRUST_ROOT_FILE}")
     return 0
+
+
+def _dev_keys(keys_dir: Path) -> None:
+    """The embedded cluster's dev keys: made once, explicitly, by ``keys init``."""
+    from croupier_services import keys as k
+
+    if not (keys_dir / k.KEYRING_FILE).exists():
+        k.init_keys(keys_dir)
+        print(f"dev keys created in {keys_dir} (trust root {keys_dir / k.TRUST_ROOT_FILE})")
 
 
 # -- auth ------------------------------------------------------------------------------
@@ -386,14 +421,60 @@ def _print_log_audit(la: Any, as_json: bool) -> None:
     print(f"audit FAILED: {failures} failures" if failures else "audit passed")
 
 
+def _export_keys(
+    x: HandExport, trust_root: str | None, keyring: str | None = None
+) -> tuple[KeyRegistry, dict[str, Any]]:
+    """The keys to audit an export with, and what to say about them: the export's signed
+    keyring under the pinned root (or the auditor's own ``keyring`` file when it is
+    newer: an export cannot roll revocations back), or (no root pinned) its own
+    unverified key lines."""
+    from dataclasses import replace
+
+    from croupier.keyring import Keyring, TrustRoot
+
+    path = trust_root or os.environ.get("CROUPIER_TRUST_ROOT")
+    info: dict[str, Any] = {"signed_by": signed_by(x)}
+    if not path:
+        info.update(
+            verified=False,
+            reason="no pinned trust root (--trust-root FILE or CROUPIER_TRUST_ROOT): the "
+            "keys are the export's own and prove nothing",
+        )
+        return x.registry(), info
+    root = TrustRoot.load(Path(path))
+    info.update(trust_root=root.key_id)
+    if keyring:
+        own = Keyring.load(Path(keyring))
+        own.verify(root)
+        if x.keyring is None or own.version > x.keyring.version:
+            x = replace(x, keyring=own)
+    try:
+        reg = x.trust(root)
+    except UnknownKey as e:
+        info.update(verified=False, reason=f"{e.reason}: {e.message}")
+        return KeyRegistry(), info
+    assert x.keyring is not None
+    info.update(verified=True, keyring_version=x.keyring.version)
+    return reg, info
+
+
+def _trust(a: argparse.Namespace) -> Any:
+    from croupier_services.keys import TrustedKeys
+
+    return TrustedKeys.from_dir(Path(Settings.from_env("audit").keys_dir), a.trust_root)
+
+
 def cmd_audit(a: argparse.Namespace) -> int:
     key = _log_key(a.log_key)
     held = _held(a.checkpoint, key)
     if a.file:
         x = load(Path(a.file).read_text(encoding="utf-8"))
-        rep = audit_hand(x.hand_id, x.hand, x.shoe, x.registry(), x.settlement)
-        d = rep.to_json_dict()
-        rc = 1 if rep.failed else 0
+        registry, keys = _export_keys(x, a.trust_root, a.keyring)
+        rep = audit_hand(x.hand_id, x.hand, x.shoe, registry, x.settlement)
+        d = {**rep.to_json_dict(), "keys": keys}
+        rc = 1 if rep.failed or not keys["verified"] else 0
+        if not keys["verified"]:
+            print(f"croupier: keys unverified: {keys['reason']}", file=sys.stderr)
         if key is None:
             d["log"] = {"verified": False, "message": "no --log-key: the log was not checked"}
         else:
@@ -405,9 +486,10 @@ def cmd_audit(a: argparse.Namespace) -> int:
                 rc = 1
         _json(d)
         return rc
-    from croupier_services.audit import Auditor, LogAudit
+    from croupier_services.audit import Auditor, LogAudit, load_hand
 
-    auditor = Auditor(_store(Settings.from_env("audit")))
+    auditor = Auditor(_store(Settings.from_env("audit")), _trust(a))
+    kr = auditor.trust.keyring
     if a.hand:
         rep = auditor.audit(a.hand)
         if rep.failed:
@@ -415,7 +497,14 @@ def cmd_audit(a: argparse.Namespace) -> int:
                 f"FAIL {rep.hand_id}: first bad event {rep.stream}#{rep.seq}: "
                 f"{rep.reason}: {rep.message}"
             )
-        _json(rep.to_json_dict())
+        x = load_hand(auditor.store, a.hand, auditor.trust, proofs=False)
+        keys = {
+            "verified": True,
+            "trust_root": kr.root_key_id,
+            "keyring_version": kr.version,
+            "signed_by": signed_by(x),
+        }
+        _json({**rep.to_json_dict(), "keys": keys})
         return 1 if rep.failed else 0
     since, until = _day(a.day) if a.day else (a.since, a.until)
     if a.all or since is not None or until is not None:
@@ -433,6 +522,8 @@ def cmd_audit(a: argparse.Namespace) -> int:
             la.add(rep)
             bar(n, la.total)
     _print_log_audit(la, a.json)
+    if not a.json:
+        print(f"keys: keyring v{kr.version} signed by the pinned root {kr.root_key_id}")
     return 1 if la.has_failures else 0
 
 
@@ -521,7 +612,9 @@ def cmd_hand(a: argparse.Namespace) -> int:
     if a.action == "export":
         from croupier_services.audit import load_hand
 
-        text = dump(load_hand(_store(Settings.from_env("audit")), a.id, a.size))
+        text = dump(
+            load_hand(_store(Settings.from_env("audit")), a.id, _trust(a), tree_size=a.size)
+        )
         if a.output:
             Path(a.output).write_text(text, encoding="utf-8")
         else:
@@ -532,18 +625,20 @@ def cmd_hand(a: argparse.Namespace) -> int:
         _json(replay_script(text))
         return 0
     x = load(text)
-    rep = audit_hand(x.hand_id, x.hand, x.shoe, x.registry(), x.settlement)
+    registry, keys = _export_keys(x, a.trust_root, a.keyring)
+    rep = audit_hand(x.hand_id, x.hand, x.shoe, registry, x.settlement)
     _json(
         {
             "hand_id": x.hand_id,
             "signed": True,
+            "keys": keys,
             "verdict": rep.verdict.value,
             "outcome": rep.outcome,
             "settlement": rep.settlement,
             "audit": rep.to_json_dict()["first_bad"],
         }
     )
-    return 1 if rep.failed else 0
+    return 1 if rep.failed or not keys["verified"] else 0
 
 
 def parser() -> argparse.ArgumentParser:
@@ -590,9 +685,14 @@ def parser() -> argparse.ArgumentParser:
     n.add_argument("--variant", action="append", help="rules consumers of these variants only")
     n.set_defaults(fn=cmd_nats)
 
-    k = sub.add_parser("keys", help="producer keys")
-    k.add_argument("action", choices=["init"])
-    k.add_argument("--dir")
+    k = sub.add_parser("keys", help="producer keys and the root-signed keyring")
+    k.add_argument("action", choices=["init", "rotate", "revoke"])
+    k.add_argument("--dir", help="keys directory (default CROUPIER_KEYS_DIR)")
+    k.add_argument("--root-key", help="the offline root key (default DIR/root.key)")
+    k.add_argument("--producer", help="rotate: whose key")
+    k.add_argument("--grace-ms", type=int, default=300_000, help="rotate: old key's overlap")
+    k.add_argument("--key-id", help="revoke: which key")
+    k.add_argument("--at-ms", type=int, help="revoke: from when (default now)")
     k.set_defaults(fn=cmd_keys)
 
     au_ = sub.add_parser("auth", help="credentials: dev material, identity tokens, grants")
@@ -650,6 +750,8 @@ def parser() -> argparse.ArgumentParser:
     au.add_argument("--file", help="an exported hand (JSON lines)")
     au.add_argument("--log-key", help="the log's verifier key file (log.vkey) to pin")
     au.add_argument("--checkpoint", help="a signed checkpoint the auditor holds")
+    au.add_argument("--trust-root", help="pinned root public key (or CROUPIER_TRUST_ROOT)")
+    au.add_argument("--keyring", help="--file: a newer signed keyring than the export's")
     au.set_defaults(fn=cmd_audit)
 
     ck = sub.add_parser("checkpoint", help="the transparency log's signed checkpoints")
@@ -670,6 +772,8 @@ def parser() -> argparse.ArgumentParser:
     h.add_argument("id", help="hand id (export, history) or file (replay, history)")
     h.add_argument("-o", "--output")
     h.add_argument("--unsigned", action="store_true", help="replay an unsigned hand script")
+    h.add_argument("--trust-root", help="pinned root public key (or CROUPIER_TRUST_ROOT)")
+    h.add_argument("--keyring", help="replay: a newer signed keyring than the export's")
     h.add_argument("--tz", help="history: IANA time zone of times (default CROUPIER_REPORT_TZ)")
     h.add_argument("--phh", action="store_true", help="history: as PHH (必下德州 only)")
     h.add_argument(

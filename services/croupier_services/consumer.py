@@ -47,10 +47,10 @@ from croupier.bus.relay import OutboxRelay
 from croupier.errors import CroupierError, IntegrityError, UnknownKey
 from croupier.events import Event, Seal, SealVerifier, verify_chain
 from croupier.games.base import check_producers
-from croupier.signing import KeyRegistry
 from croupier.store import EventStore, OutboxItem
 from croupier.store import outbox as ob
 from croupier_services import metrics
+from croupier_services.keys import TrustedKeys
 
 log = logging.getLogger("croupier.consumer")
 
@@ -98,15 +98,27 @@ def is_transient_db(e: BaseException) -> bool:
 
 
 class IntegrityChecker:
-    """Chain and seal checks against the store's key registry (reloaded on unknown keys)."""
+    """Chain and seal checks against the keyring the service trusts (signed by the pinned
+    root; reloaded when it changes, and at once on a key it does not know). Key validity
+    is judged at the time of receipt, never by the date a seal carries: a seal from a
+    revoked key is refused however it is dated."""
 
-    def __init__(self, store: EventStore, service: str) -> None:
-        self.store = store
+    def __init__(
+        self, trust: TrustedKeys, service: str, clock_ms: Callable[[], int] = now_ms
+    ) -> None:
+        self.trust = trust
         self.service = service
-        self.registry: KeyRegistry = store.key_registry()
-        self.verifier = SealVerifier(self.registry)
+        self.clock_ms = clock_ms
+        self.verifier = self._verifier()
+
+    def _verifier(self) -> SealVerifier:
+        self.version = self.trust.version
+        return SealVerifier(self.trust.registry, seen_at=lambda _seal: self.clock_ms())
 
     def check(self, m: wire.Message) -> None:
+        self.trust.refresh()
+        if self.trust.version != self.version:
+            self.verifier = self._verifier()
         if not m.events:
             raise IntegrityError("message holds no events", reason="empty")
         stream = m.events[0].stream
@@ -117,8 +129,10 @@ class IntegrityChecker:
         try:
             self.verifier.check_coverage(m.events, m.seals)
         except UnknownKey:
-            self.registry = self.store.key_registry()
-            self.verifier = SealVerifier(self.registry)
+            self.trust.refresh(force=True)
+            if self.trust.version == self.version:
+                raise
+            self.verifier = self._verifier()
             self.verifier.check_coverage(m.events, m.seals)
 
 
@@ -139,6 +153,7 @@ class ConsumerLoop:
         pause_s: float = 30.0,
         max_backoff_s: float = 5.0,
         fetch_wait_s: float = 1.0,
+        trust: TrustedKeys,
     ) -> None:
         self.service = service
         self.store = store
@@ -153,7 +168,7 @@ class ConsumerLoop:
         self.pause_s = pause_s
         self.max_backoff_s = max_backoff_s
         self.fetch_wait_s = fetch_wait_s
-        self.checker = IntegrityChecker(store, service)
+        self.checker = IntegrityChecker(trust, service)
         self.outbox = ob.Outbox(store.engine)
         self.processed = 0
         self.state = "starting"  # running | backoff | paused | stopped
@@ -221,7 +236,11 @@ class ConsumerLoop:
                 metrics.CONSUMER_ERRORS.labels(self.durable, kind).inc()
                 failures += 1
                 log.warning(
-                    "%s: %s (%s); retrying in %.2fs", self.durable, kind, e, delay,
+                    "%s: %s (%s); retrying in %.2fs",
+                    self.durable,
+                    kind,
+                    e,
+                    delay,
                     extra={"service": self.service, "reason": kind},
                 )
                 if kind in ("nats", "timeout") and failures >= 3:

@@ -48,6 +48,7 @@ from croupier.pb.croupier.v1 import (
 from croupier_services.bots import bets_for, next_move, seat_to_act, theoretical_rtp
 from croupier_services.config import AuthSettings
 from croupier_services.gateway_client import GatewayClient
+from croupier_services.keys import TRUST_ROOT_FILE, init_keys
 from croupier_services.runtime import Node
 from croupier_services.security import client_channel, seat_metadata
 
@@ -332,10 +333,15 @@ async def run_demo(
     auth_dir = init_dev(workdir / "auth")  # dev certificates, tokens and dealer keys
     if metrics_port < 0:
         metrics_port = free_port()
+    # dev keys, made once and explicitly (no service makes keys); the root key beside the
+    # keys folder stands in for the offline one, its public half is for auditors to pin
+    keys = init_keys(workdir / "keys", root_key=workdir / "root.key")
+    (workdir / TRUST_ROOT_FILE).write_text(keys.root.to_text(), encoding="utf-8")
     node = Node(
         roles=("dealer", "rules", "settlement", "audit", "log"),
         database_url=db_url,
         keys_dir=str(workdir / "keys"),
+        trust_root=str(workdir / TRUST_ROOT_FILE),
         nats_url=nats_url,
         grpc_port=0,
         metrics_port=metrics_port,

@@ -18,14 +18,23 @@ from croupier.games.registry import engine as engine_for
 from croupier.signing import Signer
 from croupier.store import EventStore
 from croupier_services.consumer import ConsumerLoop, Work
+from croupier_services.keys import TrustedKeys
 from croupier_services.outboxes import relay_for
 
 
 class RulesService:
-    def __init__(self, store: EventStore, bus: Bus, signer: Signer, variants: Sequence[str]):
+    def __init__(
+        self,
+        store: EventStore,
+        bus: Bus,
+        signer: Signer,
+        variants: Sequence[str],
+        *,
+        trust: TrustedKeys,
+    ):
         if signer.producer != "rules":
             raise ValueError("the rule service signs as 'rules'")
-        self.store, self.bus, self.signer = store, bus, signer
+        self.store, self.bus, self.signer, self.trust = store, bus, signer, trust
         self.variants = list(variants)
         for v in self.variants:
             engine_for(v)  # fail fast on an unknown variant
@@ -93,6 +102,7 @@ class RulesService:
                     durable=durable,
                     filter_subject=filt,
                     relay=self.relay,
+                    trust=self.trust,
                 )
             )
         return out

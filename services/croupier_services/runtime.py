@@ -19,6 +19,7 @@ from croupier.bus.embedded import EmbeddedNats
 from croupier.bus.jetstream import Bus, ConsumerSpec, StreamSpec
 from croupier.bus.relay import OutboxRelay
 from croupier.dealing import Dealer
+from croupier.errors import ConfigError, CroupierError, IdempotencyConflict, UnknownKey
 from croupier.games.registry import variants as known_variants
 from croupier.pb.croupier.v1 import audit_pb2_grpc, gateway_pb2_grpc, settlement_pb2_grpc
 from croupier.signing import Signer
@@ -30,7 +31,7 @@ from croupier_services.consumer import ConsumerLoop
 from croupier_services.dealer import DealerCore, GatewayServicer, prune_request_ids
 from croupier_services.grpc_util import add_health_and_reflection, bind, make_server
 from croupier_services.health import HealthMonitor
-from croupier_services.keys import init_keys
+from croupier_services.keys import TrustedKeys, load_service_signers
 from croupier_services.rules import RulesService
 from croupier_services.security import (
     DealerResources,
@@ -63,10 +64,45 @@ def open_store(url: str) -> EventStore:
     return EventStore.from_url(url)
 
 
-def load_signers(store: EventStore, keys_dir: str) -> dict[str, Signer]:
-    signers = {s.producer: s for s in init_keys(Path(keys_dir))}
-    for s in signers.values():
-        store.put_key(s.public_entry())
+def role_signers(keys_dir: str, roles: Sequence[str]) -> dict[str, Signer]:
+    """The private keys of ``roles``' own producers and no other; a missing key file
+    stops the start (:class:`ConfigError` naming it), nothing is created."""
+    signers: dict[str, Signer] = {}
+    for role in roles:
+        signers.update(load_service_signers(Path(keys_dir), role))
+    return signers
+
+
+def trust_signers(store: EventStore, signers: dict[str, Signer], trust: TrustedKeys) -> None:
+    """Each signer must be in the trusted keyring and valid now. The keyring's entries
+    are cached in the store's ``keys`` table (a cache: nothing trusts it)."""
+    t = now_ms()
+    for p, s in signers.items():
+        try:
+            entry = trust.registry.get(s.key_id)
+        except UnknownKey:
+            raise ConfigError(
+                f"key {s.key_id} of {p} is not in the signed keyring v{trust.version}"
+            ) from None
+        if entry.public_key != s.public_key or entry.producer != p:
+            raise ConfigError(f"key {s.key_id} of {p} differs from the signed keyring")
+        if not entry.valid_at(t):
+            raise ConfigError(f"key {s.key_id} of {p} is not valid now (rotated or revoked)")
+    for entry in trust.keyring.entries:
+        cached = entry.cache_entry()
+        try:
+            store.put_key(cached)
+        except IdempotencyConflict:  # revoked or rotated since it was cached
+            with contextlib.suppress(CroupierError):
+                store.revoke_key(cached.key_id, cached.valid_to_ms)
+
+
+def load_signers(
+    store: EventStore, keys_dir: str, roles: Sequence[str], trust: TrustedKeys
+) -> dict[str, Signer]:
+    """:func:`role_signers`, checked against the keyring by :func:`trust_signers`."""
+    signers = role_signers(keys_dir, roles)
+    trust_signers(store, signers, trust)
     return signers
 
 
@@ -88,6 +124,8 @@ class Node:
     metrics_port: int = 0
     rule_variants: Sequence[str] = ()
     turn_clock: bool = True  # the dealer plays timed-out turns (variants' timeouts.turn_ms)
+    trust_root: str | None = None  # pinned root file (default: CROUPIER_TRUST_ROOT, keys dir)
+    trust: TrustedKeys | None = None
     stream: StreamSpec = field(default_factory=StreamSpec)
     consumers: ConsumerSpec = field(default_factory=ConsumerSpec)
     stall_after_s: float = 60.0
@@ -116,6 +154,8 @@ class Node:
         return any(r in self.roles for r in ("dealer", "rules", "settlement"))
 
     async def start(self) -> Node:
+        signers = role_signers(self.keys_dir, self.roles)  # first: no key, no start
+        self.trust = TrustedKeys.from_dir(Path(self.keys_dir), self.trust_root)
         # security material first: a service without it stops before touching anything
         auth = self.auth = self.auth or AuthSettings.from_env()
         serves = bool({"dealer", "settlement", "audit"} & set(self.roles))
@@ -124,7 +164,7 @@ class Node:
             self.nats = EmbeddedNats().start()
             self.nats_url = self.nats.url
         self.store = open_store(self.database_url)
-        signers = load_signers(self.store, self.keys_dir)
+        trust_signers(self.store, signers, self.trust)
         served: list[str] = []
         resources: DealerResources | None = None
         seats: SeatTokens | None = None
@@ -169,7 +209,7 @@ class Node:
             )
         if "audit" in self.roles:
             audit_pb2_grpc.add_AuditServiceServicer_to_server(
-                AuditServicer(self.store), self.server
+                AuditServicer(self.store, self.trust), self.server
             )
             served.append(SERVICE_NAMES["audit"])
             if self.viewer_port:
@@ -177,6 +217,7 @@ class Node:
 
                 self.viewer = Viewer(
                     self.store,
+                    trust=self.trust,
                     host=self.viewer_host,
                     port=self.viewer_port,
                     authorize=self.viewer_authorize
@@ -213,6 +254,7 @@ class Node:
     async def _join_bus(self, signers: dict[str, Signer]) -> None:
         """Connect (retrying), verify the stream, start loops and relays."""
         assert self.store is not None and self.nats_url is not None
+        assert self.trust is not None
         bus = await Bus.connect_retrying(
             self.nats_url,
             self.stop_event,
@@ -239,11 +281,11 @@ class Node:
         loops: list[ConsumerLoop] = []
         if "rules" in self.roles:
             rv = list(self.rule_variants) or known_variants()
-            rules = RulesService(self.store, bus, signers["rules"], rv)
+            rules = RulesService(self.store, bus, signers["rules"], rv, trust=self.trust)
             loops += await rules.loops(subscribe=False)
             self.relays.append(rules.relay)
         if "settlement" in self.roles:
-            worker = SettlementWorker(self.store, bus, signers["settlement"])
+            worker = SettlementWorker(self.store, bus, signers["settlement"], trust=self.trust)
             loops.append(await worker.loop(subscribe=False))
             self.relays.append(worker.relay)
         for lp in loops:

@@ -28,6 +28,7 @@ from croupier.store import EventStore, LedgerTx, Posting
 from croupier_services import metrics
 from croupier_services.consumer import ConsumerLoop, Work
 from croupier_services.grpc_util import rpc
+from croupier_services.keys import TrustedKeys
 from croupier_services.outboxes import relay_for
 
 DURABLE = "settlement"
@@ -38,10 +39,10 @@ def now_ms() -> int:
 
 
 class SettlementWorker:
-    def __init__(self, store: EventStore, bus: Bus, signer: Signer) -> None:
+    def __init__(self, store: EventStore, bus: Bus, signer: Signer, *, trust: TrustedKeys) -> None:
         if signer.producer != "settlement":
             raise ValueError("the settlement service signs as 'settlement'")
-        self.store, self.bus, self.signer = store, bus, signer
+        self.store, self.bus, self.signer, self.trust = store, bus, signer, trust
         self.relay: OutboxRelay = relay_for(store, lambda: self.bus, "settlement")
 
     def handle(self, m: wire.Message) -> Work:
@@ -141,6 +142,7 @@ class SettlementWorker:
             durable=DURABLE,
             filter_subject=filt,
             relay=self.relay,
+            trust=self.trust,
         )
 
 

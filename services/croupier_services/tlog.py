@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from croupier.errors import InvalidInput
-from croupier.signing import Signer, load_signer, save_signer
+from croupier.signing import FileSigner, load_signer, save_signer
 from croupier.store import EventStore
 from croupier.store.tlog import StoredCheckpoint
 from croupier.tlog.note import NoteSigner
@@ -48,7 +48,7 @@ def log_signer(keys_dir: str | Path, *, create: bool = False) -> NoteSigner:
     if path.exists():
         s = load_signer(path)
     elif create:
-        s = Signer.from_seed("log", origin(), secrets.token_bytes(32))
+        s = FileSigner.from_seed("log", origin(), secrets.token_bytes(32))
         save_signer(s, d)
     else:
         raise InvalidInput(f"no log key {path} (create it with: croupier checkpoint key)")

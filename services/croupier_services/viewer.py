@@ -39,6 +39,7 @@ from croupier.report import DayReport
 from croupier.store import EventStore
 from croupier_services import reporting
 from croupier_services.audit import Auditor, load_hand
+from croupier_services.keys import TrustedKeys
 
 Authorize = Callable[[Mapping[str, str]], str | None]
 
@@ -243,11 +244,13 @@ def _settlement_table(rec: Mapping[str, Any]) -> str:
     )
 
 
-def hand_page(store: EventStore, hand_id: str, step: int | None) -> tuple[str, str]:
+def hand_page(
+    store: EventStore, hand_id: str, step: int | None, trust: TrustedKeys
+) -> tuple[str, str]:
     x = load_hand(store, hand_id)
     events = [(e.type, e.payload) for e in x.hand.events]
     opened = events[0][1]
-    rep = Auditor(store).audit(hand_id)
+    rep = Auditor(store, trust).audit(hand_id)
     log = HandLog(
         hand_id, tuple(events), opened_at_ms=store.stream_info(hand_id).opened_at_ms, signed=True
     )
@@ -464,12 +467,14 @@ class Viewer:
         self,
         store: EventStore,
         *,
+        trust: TrustedKeys,
         host: str = "127.0.0.1",
         port: int = 0,
         authorize: Authorize | None = None,
         today: Callable[[], str] | None = None,
     ) -> None:
         self.store = store
+        self.trust = trust
         self.authorize = authorize
         self.today = today or (
             lambda: datetime.now(tz=reporting.report_time_zone()).date().isoformat()
@@ -526,7 +531,7 @@ class Viewer:
             elif url.path == "/hand":
                 hid = q.get("id", "").strip()
                 step = int(q["step"]) if q.get("step", "").lstrip("-").isdigit() else None
-                title, content = hand_page(self.store, hid, step)
+                title, content = hand_page(self.store, hid, step, self.trust)
                 body = page(title, content, who)
             elif url.path == "/history":
                 text = reporting.history(self.store, q.get("id", ""))

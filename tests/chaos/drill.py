@@ -66,6 +66,7 @@ from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
 from croupier.store import Store, normalise_url
 from croupier_services.audit import Auditor
 from croupier_services.bots import bets_for
+from croupier_services.keys import TrustedKeys
 from croupier_services.security import client_channel, seat_metadata
 
 VARIANT = "baccarat"
@@ -755,6 +756,7 @@ class Drill:
         consumers; it must hand every message back, not terminate it."""
         rogue_dir = self.workdir / "rogue"
         rogue_dir.mkdir(exist_ok=True)
+        self.cli("keys", "init", "--dir", str(rogue_dir / "keys"))  # its own keys and root
         mport = free_port()
         p = Proc(
             "rogue",
@@ -866,7 +868,7 @@ class Drill:
     def audit_all(self) -> dict[str, int]:
         store = Store.from_url(self.database.url)
         try:
-            a = Auditor(store)
+            a = Auditor(store, TrustedKeys.from_dir(self.workdir / "keys"))
             counts: dict[str, int] = {}
             for rep in a.audit_range(list(a.hand_ids())):
                 counts[rep.verdict.value] = counts.get(rep.verdict.value, 0) + 1

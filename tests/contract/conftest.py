@@ -23,7 +23,7 @@ try:
 except ImportError:  # running from a checkout without an installed package
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "libs"))
 
-from croupier.signing import Signer
+from croupier.signing import FileSigner, Signer
 from croupier.store import Store, create_engine, migrate, normalise_url
 
 PG_ENV = "CROUPIER_TEST_DATABASE_URL"
@@ -80,9 +80,9 @@ def store(engine: sa.Engine) -> Store:
 
 @pytest.fixture(scope="session")
 def dealer() -> Signer:
-    return Signer.generate("dealer")
+    return FileSigner.generate("dealer")
 
 
 @pytest.fixture(scope="session")
 def rules() -> Signer:
-    return Signer.generate("rules")
+    return FileSigner.generate("rules")

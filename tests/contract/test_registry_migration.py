@@ -16,7 +16,7 @@ import pytest
 import sqlalchemy as sa
 
 from croupier.dealing import Dealer
-from croupier.signing import Signer
+from croupier.signing import FileSigner, Signer
 from croupier.store import Store, create_engine, migrate, schema
 from croupier_services.dealer import DealerCore
 
@@ -83,7 +83,7 @@ async def write_history(core: DealerCore) -> None:
 async def test_0002_fills_the_registry_from_an_old_log(
     old_engine: sa.Engine, tmp_path: Path
 ) -> None:
-    signers = {p: Signer.generate(p) for p in ("dealer", "gateway")}
+    signers = {p: FileSigner.generate(p) for p in ("dealer", "gateway")}
     scratch = Store.open(f"sqlite:///{tmp_path / 'scratch.sqlite'}", upgrade=True)
     for s in signers.values():
         scratch.put_key(s.public_entry())

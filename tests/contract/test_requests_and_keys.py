@@ -10,7 +10,7 @@ import pytest
 import sqlalchemy as sa
 
 from croupier.errors import IdempotencyConflict
-from croupier.signing import Signer
+from croupier.signing import FileSigner
 from croupier.store import RequestRecord, Store, migrate
 from croupier.store.db import write_connection
 from croupier.store.keys import put_key
@@ -59,7 +59,7 @@ def test_prune_removes_only_records_older_than_the_cut(store: Store) -> None:
 def test_concurrent_registration_of_one_key_never_fails(engine: sa.Engine) -> None:
     """Two processes register the same key at once: the second waits for the first and
     finds the key there (False), instead of failing on the primary key."""
-    entry = Signer.generate("dealer").public_entry()
+    entry = FileSigner.generate("dealer").public_entry()
     results: list[object] = []
 
     def second() -> None:
@@ -77,7 +77,7 @@ def test_concurrent_registration_of_one_key_never_fails(engine: sa.Engine) -> No
         assert not results
     t.join(30)
     assert results == [False]
-    other = Signer.generate("dealer", entry.key_id).public_entry()  # same id, other key
+    other = FileSigner.generate("dealer", entry.key_id).public_entry()  # same id, other key
     with pytest.raises(IdempotencyConflict), write_connection(engine) as conn:
         put_key(conn, other)
 

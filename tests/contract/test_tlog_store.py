@@ -11,12 +11,12 @@ import pytest
 import sqlalchemy as sa
 
 from croupier.events import Event, Seal, StreamWriter, heads_of, seal
-from croupier.signing import Signer
+from croupier.signing import FileSigner, Signer
 from croupier.store import Store, StreamInfo
 from croupier.tlog import merkle, seal_leaf_hash
 from croupier.tlog.note import NoteSigner, open_checkpoint
 
-LOG = NoteSigner("croupier.test/log", Signer.from_seed("log", "log-test", bytes([7]) * 32))
+LOG = NoteSigner("croupier.test/log", FileSigner.from_seed("log", "log-test", bytes([7]) * 32))
 
 
 def _batch(signer: Signer, i: int) -> tuple[list[StreamInfo], list[Event], list[Seal]]:

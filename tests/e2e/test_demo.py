@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 
 from croupier.games.registry import variants
+from croupier.keyring import Keyring, TrustRoot
 from croupier.store import Store
 from croupier.tlog.note import NoteVerifier
 from croupier_services.audit import Auditor
 from croupier_services.demo import run_demo
+from croupier_services.keys import TrustedKeys
 
 pytestmark = pytest.mark.e2e
 
@@ -38,9 +40,16 @@ async def test_demo_settles_and_audits_every_hand(
         "gateway.key",
         "log.key",
         "log.vkey",
+        "keyring.json",
         "rules.key",
         "settlement.key",
+        "trust-root.pub",
     ]
+    # the root an auditor pins sits in the workdir; the root's private key is not in the
+    # keys folder the services read
+    root = TrustRoot.load(tmp_path / "trust-root.pub")
+    Keyring.load(tmp_path / "keys" / "keyring.json").verify(root)
+    assert (tmp_path / "root.key").exists()
     # the log publisher signed a checkpoint of every seal on the way out, and the whole
     # log audits clean under the log's verifier key
     store = Store.open(f"sqlite:///{tmp_path / 'croupier.sqlite'}")
@@ -48,7 +57,7 @@ async def test_demo_settles_and_audits_every_hand(
         cp = store.latest_checkpoint()
         assert cp is not None and cp.size == store.tlog_size() > 0
         key = NoteVerifier.parse((tmp_path / "keys" / "log.vkey").read_text(encoding="utf-8"))
-        la = Auditor(store).audit_log(log_key=key)
+        la = Auditor(store, TrustedKeys.from_dir(tmp_path / "keys")).audit_log(log_key=key)
         assert la.ok and la.checkpoints_checked >= 1, la.to_json_dict()
     finally:
         store.close()

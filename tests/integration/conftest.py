@@ -102,13 +102,20 @@ def nats_url(mode: tuple[str, str], request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 async def cluster_factory(
-    mode: tuple[str, str], database: Database, nats_url: str
+    mode: tuple[str, str], database: Database, nats_url: str, tmp_path: Path
 ) -> AsyncIterator[ClusterFactory]:
     built: list[Cluster] = []
 
     async def make(*, consumers: bool = True, variants: Sequence[str] = (VARIANT,)) -> Cluster:
         assert not built, "one cluster per test (they would share the stream)"
-        c = await build_cluster(mode, database, nats_url, consumers=consumers, variants=variants)
+        c = await build_cluster(
+            mode,
+            database,
+            nats_url,
+            consumers=consumers,
+            keys_dir=tmp_path / "keys",
+            variants=variants,
+        )
         built.append(c)
         return c
 

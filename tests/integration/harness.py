@@ -43,15 +43,16 @@ from croupier.pb.croupier.v1 import (
     gateway_pb2_grpc,
     settlement_pb2_grpc,
 )
-from croupier.signing import PRODUCERS, Signer
+from croupier.signing import PRODUCERS, Signer, load_signer
 from croupier.store import Store
 from croupier.store.secrets import SeedBox
 from croupier_services import metrics
-from croupier_services.audit import AuditServicer
+from croupier_services.audit import Auditor, AuditServicer
 from croupier_services.config import AuthSettings
 from croupier_services.consumer import ConsumerLoop
 from croupier_services.dealer import DealerCore, GatewayServicer
 from croupier_services.grpc_util import add_health_and_reflection, bind, make_server
+from croupier_services.keys import TRUST_ROOT_FILE, TrustedKeys, init_keys, key_path
 from croupier_services.rules import RulesService
 from croupier_services.runtime import SERVICE_NAMES
 from croupier_services.security import (
@@ -142,6 +143,9 @@ class Database:
 class Cluster:
     mode: tuple[str, str]
     database: Database
+    keys_dir: Path
+    trust: TrustedKeys
+    nats_url: str
     store: Store
     bus: Bus
     signers: dict[str, Signer]
@@ -169,6 +173,16 @@ class Cluster:
     def rules_loop(self) -> ConsumerLoop:
         """The first variant's rule service loop (the only one unless asked for more)."""
         return self.rules_loops[0]
+
+    def auditor(self) -> Auditor:
+        """An auditor of the cluster's store under its pinned root."""
+        return Auditor(self.store, self.trust)
+
+    def cli_env(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Point the command line at this cluster's store and keys (and pin its root)."""
+        monkeypatch.setenv("CROUPIER_DATABASE_URL", self.database.cli_url)
+        monkeypatch.setenv("CROUPIER_KEYS_DIR", str(self.keys_dir))
+        monkeypatch.setenv("CROUPIER_TRUST_ROOT", str(self.keys_dir / TRUST_ROOT_FILE))
 
     @property
     def loops(self) -> list[ConsumerLoop]:
@@ -322,7 +336,7 @@ def auth_settings(d: AuthDir) -> AuthSettings:
 
 
 async def serve_gateway(
-    store: Store, core: DealerCore, auth: AuthDir
+    store: Store, core: DealerCore, auth: AuthDir, trust: TrustedKeys
 ) -> tuple[
     grpc.aio.Server, int, grpc.aio.Channel, grpc.aio.Channel, Callable[[], grpc.aio.Channel]
 ]:
@@ -335,7 +349,7 @@ async def serve_gateway(
     server = make_server(security, resources=resources, seat_tokens=seats)
     gateway_pb2_grpc.add_GatewayServiceServicer_to_server(GatewayServicer(core, seats), server)
     settlement_pb2_grpc.add_SettlementServiceServicer_to_server(SettlementServicer(store), server)
-    audit_pb2_grpc.add_AuditServiceServicer_to_server(AuditServicer(store), server)
+    audit_pb2_grpc.add_AuditServiceServicer_to_server(AuditServicer(store, trust), server)
     await add_health_and_reflection(server, list(SERVICE_NAMES.values()))
     port = bind(server, "127.0.0.1", 0, security)
     await server.start()
@@ -368,7 +382,9 @@ async def restart_dealer(c: Cluster, clock_ms: Callable[[], int] = now_ms) -> tu
         seed_box=c.seed_box,
     )
     recovered = await core.recover()
-    server, port, channel, auditor_channel, factory = await serve_gateway(c.store, core, c.auth)
+    server, port, channel, auditor_channel, factory = await serve_gateway(
+        c.store, core, c.auth, c.trust
+    )
     c.server, c.core, c.port = server, core, port
     c.channel, c.auditor_channel, c.new_gateway_channel = channel, auditor_channel, factory
     c.gw = gateway_pb2_grpc.GatewayServiceStub(channel)
@@ -383,12 +399,15 @@ async def build_cluster(
     nats_url: str,
     *,
     consumers: bool,
+    keys_dir: Path,
     variants: Sequence[str] = (VARIANT,),
 ) -> Cluster:
     store = database.open()
-    signers = {p: Signer.generate(p) for p in PRODUCERS}
-    for s in signers.values():
-        store.put_key(s.public_entry())
+    init_keys(keys_dir)  # each service loads only its own key; here all run in one process
+    trust = TrustedKeys.from_dir(keys_dir)
+    signers: dict[str, Signer] = {p: load_signer(key_path(keys_dir, p)) for p in PRODUCERS}
+    for entry in trust.keyring.entries:
+        store.put_key(entry.cache_entry())
     bus = await Bus.connect(nats_url, name="croupier-it")
     await reset_stream(bus)
     auth = dev_auth()
@@ -396,14 +415,19 @@ async def build_cluster(
     core = DealerCore(
         Dealer(signers["dealer"], signers["gateway"], clock_ms=now_ms), store, bus, seed_box=box
     )
-    rules = RulesService(store, bus, signers["rules"], list(variants))
+    rules = RulesService(store, bus, signers["rules"], list(variants), trust=trust)
     rules_loops = await rules.loops()
-    worker = SettlementWorker(store, bus, signers["settlement"])
+    worker = SettlementWorker(store, bus, signers["settlement"], trust=trust)
     settlement_loop = await worker.loop()
-    server, port, channel, auditor_channel, gateway_channel = await serve_gateway(store, core, auth)
+    server, port, channel, auditor_channel, gateway_channel = await serve_gateway(
+        store, core, auth, trust
+    )
     c = Cluster(
         mode=mode,
         database=database,
+        keys_dir=keys_dir,
+        trust=trust,
+        nats_url=nats_url,
         store=store,
         bus=bus,
         signers=signers,

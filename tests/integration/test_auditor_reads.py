@@ -108,12 +108,14 @@ def sql_figures(c: Cluster, since: int, until: int) -> dict[tuple[str, str], dic
 
 def run_cli(c: Cluster, *argv: str) -> tuple[int, str]:
     os.environ["CROUPIER_DATABASE_URL"] = c.database.cli_url
+    os.environ["CROUPIER_KEYS_DIR"] = str(c.keys_dir)  # exports carry the signed keyring
     buf = io.StringIO()
     try:
         with contextlib.redirect_stdout(buf):
             rc = cli.main(list(argv))
     finally:
         del os.environ["CROUPIER_DATABASE_URL"]
+        del os.environ["CROUPIER_KEYS_DIR"]
     return rc, buf.getvalue()
 
 

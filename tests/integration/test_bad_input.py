@@ -16,8 +16,7 @@ from croupier.bus import wire
 from croupier.events import Event, Seal, heads_of, seal
 from croupier.games import base as g
 from croupier.pb.croupier.v1 import gateway_pb2
-from croupier.signing import Signer
-from croupier_services.audit import Auditor
+from croupier.signing import FileSigner, Signer
 from croupier_services.consumer import ConsumerLoop
 from croupier_services.grpc_util import MAX_MESSAGE, error_info
 
@@ -441,7 +440,7 @@ async def test_poison_inputs_refused_at_the_edge(idle_cluster: Cluster) -> None:
     await c.wait_settled(1)
     assert sum(c.store.balances().values()) == 0
     await gw.CloseTable(gateway_pb2.CloseTableRequest(table_id=table))
-    rep = Auditor(c.store).audit(hid)
+    rep = c.auditor().audit(hid)
     assert rep.verdict.value == "pass", (rep.reason, rep.message)
 
 
@@ -462,8 +461,8 @@ def _hand_cases(m: wire.Message, signers: dict[str, Signer]) -> list[tuple[str, 
     ev, se = m.events, m.seals
     bet = event_of(ev, g.BET_PLACED)
     gw_key = signers["gateway"]
-    impostor = Signer("gateway", gw_key.key_id, SigningKey.generate())  # right id, wrong key
-    stranger = Signer.generate("gateway")  # a key nobody registered
+    impostor = FileSigner("gateway", gw_key.key_id, SigningKey.generate())  # right id, wrong key
+    stranger = FileSigner.generate("gateway")  # a key nobody registered
     gw_seals = [s for s in se if s.producer == "gateway"]
 
     def enc(events: Any, seals: Any) -> bytes:

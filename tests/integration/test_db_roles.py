@@ -24,12 +24,13 @@ from croupier.bus.embedded import EmbeddedNats
 from croupier.bus.jetstream import Bus
 from croupier.dealing import Dealer
 from croupier.errors import IntegrityError
-from croupier.signing import PRODUCERS, Signer
+from croupier.signing import PRODUCERS
 from croupier.store import Store, normalise_url
 from croupier.store.roles import SERVICES, create_roles, drop_roles, role_name
 from croupier.store.secrets import SeedBox
 from croupier_services.audit import Auditor
 from croupier_services.dealer import DealerCore
+from croupier_services.keys import TrustedKeys, init_keys, key_path, load_signer
 from croupier_services.rules import RulesService
 from croupier_services.settlement import SettlementWorker
 
@@ -38,8 +39,17 @@ from .harness import PG_ENV, now_ms, reset_stream
 pytestmark = pytest.mark.integration
 
 SEATS = [{"seat": 1, "player": "p1", "stack": 1_000_000}, {"seat": 2, "player": "p2", "stack": 1}]
-HISTORY = ("streams", "events", "seals", "seal_heads", "dealer_secrets", "table_grants",
-           "ledger_transactions", "ledger_postings", "settlements")
+HISTORY = (
+    "streams",
+    "events",
+    "seals",
+    "seal_heads",
+    "dealer_secrets",
+    "table_grants",
+    "ledger_transactions",
+    "ledger_postings",
+    "settlements",
+)
 
 
 DENIED = "42501"  # insufficient_privilege
@@ -120,13 +130,15 @@ def pg_schema() -> Iterator[tuple[str, str, str]]:
 
 
 async def test_each_service_role_does_its_job_and_no_more(
-    pg_schema: tuple[str, str, str], embedded_nats: EmbeddedNats
+    pg_schema: tuple[str, str, str], embedded_nats: EmbeddedNats, tmp_path: Path
 ) -> None:
     url, schema, prefix = pg_schema
     owner = Store.open(url, upgrade=True, schema=schema)
-    signers = {p: Signer.generate(p) for p in PRODUCERS}
-    for s in signers.values():  # the operator registers keys; services only read them
-        owner.put_key(s.public_entry())
+    init_keys(tmp_path / "keys")  # the operator's keys and root-signed keyring
+    trust = TrustedKeys.from_dir(tmp_path / "keys")
+    signers = {p: load_signer(key_path(tmp_path / "keys", p)) for p in PRODUCERS}
+    for entry in trust.keyring.entries:  # the operator caches the keyring; services read it
+        owner.put_key(entry.cache_entry())
     passwords = {svc: secrets.token_hex(12) for svc in SERVICES}
     create_roles(owner.engine, prefix, schema, passwords)
 
@@ -148,8 +160,12 @@ async def test_each_service_role_does_its_job_and_no_more(
         seed_box=box,
     )
     loops = [
-        *await RulesService(stores["rules"], bus, signers["rules"], ["baccarat"]).loops(),
-        await SettlementWorker(stores["settlement"], bus, signers["settlement"]).loop(),
+        *await RulesService(
+            stores["rules"], bus, signers["rules"], ["baccarat"], trust=trust
+        ).loops(),
+        await SettlementWorker(
+            stores["settlement"], bus, signers["settlement"], trust=trust
+        ).loop(),
     ]
     stop = asyncio.Event()
     tasks = [asyncio.create_task(lp.run(stop)) for lp in loops]
@@ -164,7 +180,7 @@ async def test_each_service_role_does_its_job_and_no_more(
                 if t.done():
                     t.result()
             await asyncio.sleep(0.05)
-        auditor = Auditor(stores["audit"])
+        auditor = Auditor(stores["audit"], trust)
         assert all(r.ok for r in auditor.audit_many(hands))
         shoe = core.dealer.table("roles_t1").shoe
         assert shoe is not None
@@ -187,9 +203,9 @@ async def test_each_service_role_does_its_job_and_no_more(
     # money is settlement's; the log is written by its producers; audit only reads
     for svc in ("dealer", "rules", "audit"):
         assert refused(engines[svc], "INSERT INTO ledger_postings VALUES (1, 99, 'x', 0)"), svc
-        assert refused(
-            engines[svc], "INSERT INTO settlements SELECT * FROM settlements LIMIT 1"
-        ), svc
+        assert refused(engines[svc], "INSERT INTO settlements SELECT * FROM settlements LIMIT 1"), (
+            svc
+        )
     assert refused(engines["dealer"], "SELECT * FROM ledger_transactions")
     assert refused(engines["rules"], "SELECT * FROM settlements")
     for svc in ("rules", "settlement", "audit"):
@@ -199,9 +215,7 @@ async def test_each_service_role_does_its_job_and_no_more(
         assert refused(engines[svc], "SELECT * FROM table_grants"), svc
     assert refused(engines["audit"], "INSERT INTO events SELECT * FROM events LIMIT 1")
     for svc in SERVICES:  # nobody registers a rogue key, rewrites or deletes history
-        assert refused(
-            engines[svc], "INSERT INTO keys VALUES ('rogue', 'dealer', 'x', 0, 9)"
-        ), svc
+        assert refused(engines[svc], "INSERT INTO keys VALUES ('rogue', 'dealer', 'x', 0, 9)"), svc
         assert refused(engines[svc], "UPDATE keys SET valid_to_ms = 9"), svc
         for table in HISTORY:
             assert refused(engines[svc], f"DELETE FROM {table}"), (svc, table)

@@ -20,7 +20,6 @@ from croupier.bus.embedded import EmbeddedNats
 from croupier.bus.jetstream import Bus
 from croupier.games import base as g
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
-from croupier_services.audit import Auditor
 from croupier_services.config import AuthSettings, Settings
 from croupier_services.dealer import GatewayServicer, prune_request_ids, prune_requests_once
 from croupier_services.gateway_client import GatewayClient, RetryPolicy
@@ -142,7 +141,7 @@ async def test_every_mutating_call_replays_its_stored_result(idle_cluster: Clust
     c.run_consumers()
     await c.wait_settled(1)
     assert len(c.store.transactions_for(h.hand_id)) == 1
-    assert Auditor(c.store).audit(h.hand_id).verdict.value == "pass"
+    assert c.auditor().audit(h.hand_id).verdict.value == "pass"
 
 
 async def test_five_concurrent_identical_calls_make_one_bet(idle_cluster: Cluster) -> None:
@@ -433,6 +432,6 @@ async def test_drill_duplicate_and_concurrent_calls_settle_every_hand_once(
         assert types.count(g.HAND_CLOSED) == 1 and types.count(g.HAND_SETTLED) == 1, hid
         assert [t.kind for t in c.store.transactions_for(hid)] == ["settle"]
     assert sum(c.store.balances().values()) == 0
-    auditor = Auditor(c.store)
+    auditor = c.auditor()
     verdicts = {auditor.audit(hid).verdict.value for hid in hands}
     assert verdicts == {"pass"}

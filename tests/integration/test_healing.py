@@ -20,6 +20,7 @@ from croupier.bus.jetstream import Bus, ConsumerSpec, StreamSpec, server_list
 from croupier.store import Outbox
 from croupier_services import metrics
 from croupier_services.config import AuthSettings
+from croupier_services.keys import init_keys
 from croupier_services.runtime import Node
 from croupier_services.security import client_channel
 
@@ -62,6 +63,7 @@ async def deal(node: Node, table: str, n: int) -> None:
 
 
 def node(tmp: Path, nats_url: str, *roles: str, db: str = "c.sqlite", keys: str = "keys") -> Node:
+    init_keys(tmp / keys)  # made once, explicitly (a service never makes keys)
     return Node(
         roles=roles,
         database_url=f"sqlite:///{tmp / db}",

@@ -12,7 +12,6 @@ import pytest
 
 from croupier.games import base as g
 from croupier.pb.croupier.v1 import gateway_pb2
-from croupier_services.audit import Auditor
 
 from .harness import VARIANT, Cluster, FakeMsg, all_stream_messages, metric, subject_counts
 
@@ -110,7 +109,7 @@ async def test_duplicate_hands_and_outcomes_have_one_effect(idle_cluster: Cluste
 
     # the hand still audits clean (extra rules seals over the same head are harmless)
     await c.gw.CloseTable(gateway_pb2.CloseTableRequest(table_id=table))
-    rep = Auditor(c.store).audit(hid)
+    rep = c.auditor().audit(hid)
     assert rep.verdict.value == "pass", (rep.reason, rep.message)
 
     # the hand was settled once, so it is counted once (rake, bets and payout totals on

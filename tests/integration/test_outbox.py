@@ -18,6 +18,7 @@ from croupier.dealing import Dealer
 from croupier.store import Outbox, OutboxItem
 from croupier.store.secrets import SeedBox
 from croupier_services.dealer import DealerCore
+from croupier_services.keys import TrustedKeys, init_keys
 from croupier_services.runtime import load_signers, open_store
 
 pytestmark = pytest.mark.integration
@@ -56,7 +57,9 @@ async def test_dealing_goes_on_while_nats_is_down_and_the_backlog_drains(
 ) -> None:
     nats = EmbeddedNats().start()
     store = open_store(f"sqlite:///{tmp_path / 'd.sqlite'}")
-    signers = load_signers(store, str(tmp_path / "keys"))
+    keys = tmp_path / "keys"
+    init_keys(keys)  # made once, explicitly: no service makes keys
+    signers = load_signers(store, str(keys), ("dealer",), TrustedKeys.from_dir(keys))
     clock = itertools.count(1_000)
     seeds = (bytes([n]) * 32 for n in itertools.count(1))
     core = DealerCore(

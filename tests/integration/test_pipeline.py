@@ -16,7 +16,6 @@ from croupier.games import base as g
 from croupier.games.baccarat.rules import Winner, deal_coup
 from croupier.games.registry import engine
 from croupier.pb.croupier.v1 import audit_pb2, gateway_pb2, settlement_pb2
-from croupier_services.audit import Auditor
 from croupier_services.bots import bets_for
 from croupier_services.runtime import SERVICE_NAMES
 
@@ -115,7 +114,7 @@ async def test_baccarat_pipeline(cluster: Cluster) -> None:
     await wait_subjects(c.bus, {"hand": HANDS, "outcome": HANDS, "settled": HANDS})
 
     # audit before the shoe is revealed: everything checks out but fairness is pending
-    auditor = Auditor(c.store)
+    auditor = c.auditor()
     for hid in hand_ids:
         rep = auditor.audit(hid)
         assert rep.verdict.value == "pending_reveal", (hid, rep.reason, rep.message)
@@ -128,7 +127,7 @@ async def test_baccarat_pipeline(cluster: Cluster) -> None:
     assert closed.server_seed == c.store.get_secret(shoe_id, c.seed_box)
 
     # after the reveal every hand passes, fairness included (directly and over gRPC)
-    auditor = Auditor(c.store)
+    auditor = c.auditor()
     for hid in hand_ids:
         rep = auditor.audit(hid)
         assert rep.verdict.value == "pass", (hid, rep.reason, rep.message)
@@ -204,7 +203,7 @@ async def test_hands_that_move_no_money_still_settle(cluster: Cluster) -> None:
     assert outcome.payload["winner"] == "tie"
 
     await c.wait_settled(2, timeout_s=10)
-    auditor = Auditor(c.store)
+    auditor = c.auditor()
     for hid in (tie, none):
         assert [e.type for e in c.store.read_stream(hid)][-1] == g.HAND_SETTLED
         assert [t.kind for t in c.store.transactions_for(hid)] == ["settle"]

@@ -17,6 +17,7 @@ from croupier.signing import Signer
 from croupier.store import EventStore
 from croupier.store.secrets import SeedBox
 from croupier_services.dealer import DealerCore
+from croupier_services.keys import TrustedKeys, init_keys
 from croupier_services.runtime import load_signers, open_store
 
 pytestmark = pytest.mark.integration
@@ -51,8 +52,16 @@ async def relay_all(core: DealerCore) -> None:
 SEED_BOX = SeedBox(b"\x07" * 32)  # the dealer's seed key, the same across its restarts
 
 
+def dealer_signers(store: EventStore, keys: Path) -> dict[str, Signer]:
+    """The dealer service's keys (dealer and gateway) from a keys directory made once by
+    ``keys init``, as the service loads them."""
+    if not (keys / "keyring.json").exists():
+        init_keys(keys)
+    return load_signers(store, str(keys), ("dealer",), TrustedKeys.from_dir(keys))
+
+
 def core_for(store: EventStore, keys: Path, seeds: list[bytes], bus: object = None) -> DealerCore:
-    signers = load_signers(store, str(keys))
+    signers = dealer_signers(store, keys)
     clock = itertools.count(1_000)
     dealer = Dealer(
         signers["dealer"],
@@ -140,8 +149,9 @@ async def test_a_wrong_kept_seed_refuses_to_resume(tmp_path: Path) -> None:
 
 def test_signers_are_stable_across_restarts(tmp_path: Path) -> None:
     store = open_store(f"sqlite:///{tmp_path / 'k.sqlite'}")
-    a = load_signers(store, str(tmp_path / "keys"))
-    b = load_signers(store, str(tmp_path / "keys"))
+    a = dealer_signers(store, tmp_path / "keys")
+    b = dealer_signers(store, tmp_path / "keys")
+    assert set(a) == {"dealer", "gateway"}  # the dealer holds no rules or settlement key
     assert {k: s.key_id for k, s in a.items()} == {k: s.key_id for k, s in b.items()}
     assert isinstance(a["dealer"], Signer)
 
@@ -182,7 +192,7 @@ async def test_a_failed_commit_rebuilds_the_table_from_the_log(
 
 
 def clocked_core(store: EventStore, keys: Path, now: list[int]) -> DealerCore:
-    signers = load_signers(store, str(keys))
+    signers = dealer_signers(store, keys)
     seeds = (bytes([n]) * 32 for n in itertools.count(1))
     dealer = Dealer(
         signers["dealer"],

@@ -18,7 +18,7 @@ from croupier.events import StreamWriter
 from croupier.games import base as g
 from croupier.games.registry import engine
 from croupier.pb.croupier.v1 import gateway_pb2
-from croupier.signing import Signer
+from croupier.signing import FileSigner
 from croupier_services.dealer import redact_public
 from croupier_services.views import HIDDEN, redact
 
@@ -186,7 +186,7 @@ async def test_no_api_or_stream_carries_an_unrevealed_seed(cluster: Cluster) -> 
 def test_face_down_cards_are_seen_by_their_seat_only() -> None:
     """Baccarat deals everything face up, so the hidden-card path is checked on a log of
     the shape a face-down game produces: seat 1 and seat 2 each get a hole card."""
-    dealer = Signer.generate("dealer")
+    dealer = FileSigner.generate("dealer")
     w = StreamWriter("hidden_h1")
     w.append(dealer, g.HAND_OPENED, {"variant": "x", "table": "hidden"})
     w.append(

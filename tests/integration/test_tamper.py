@@ -19,10 +19,9 @@ from croupier.games import base as g
 from croupier.games.registry import engine
 from croupier.pb.croupier.v1 import audit_pb2, gateway_pb2
 from croupier.settlement import settle_state
-from croupier.signing import Signer
+from croupier.signing import FileSigner, Signer
 from croupier.store import schema
 from croupier_services import cli
-from croupier_services.audit import Auditor
 
 from .harness import VARIANT, Cluster, event_of, flip_digit, metric, reforge
 
@@ -38,7 +37,7 @@ async def _settled_hands(c: Cluster, n: int) -> tuple[str, list[str]]:
     hands = [await c.play_hand(table, bets=BETS) for _ in range(n)]
     await c.wait_settled(n)
     await c.gw.CloseTable(gateway_pb2.CloseTableRequest(table_id=table))
-    auditor = Auditor(c.store)
+    auditor = c.auditor()
     for hid in hands:
         rep = auditor.audit(hid)
         assert rep.verdict.value == "pass", (hid, rep.reason, rep.message)
@@ -73,7 +72,7 @@ async def test_one_changed_byte_fails_the_audit_at_that_event(
             .values(payload=flip_digit(bet.payload_bytes, "amount"))
         )
     assert c.store.read_stream(h1)[bet.seq] == bet
-    assert Auditor(c.store).audit(h1).verdict.value == "pass"
+    assert c.auditor().audit(h1).verdict.value == "pass"
 
     # behind its back: a bet amount in hand 1, a card position in hand 2
     card = event_of(c.store.read_stream(h2), g.CARD_DEALT)
@@ -82,7 +81,7 @@ async def test_one_changed_byte_fails_the_audit_at_that_event(
     assert c.store.read_stream(h1)[bet.seq].payload_bytes != bet.payload_bytes
 
     mismatches = metric("croupier_audit_mismatches_total")
-    auditor = Auditor(c.store)
+    auditor = c.auditor()
     for hid, e in ((h1, bet), (h2, card)):
         rep = auditor.audit(hid)
         assert rep.verdict.value == "fail"
@@ -98,12 +97,15 @@ async def test_one_changed_byte_fails_the_audit_at_that_event(
     assert r.report.reason == "broken_chain"
 
     # and on the command line: non-zero, naming the event
-    monkeypatch.setenv("CROUPIER_DATABASE_URL", c.database.cli_url)
+    c.cli_env(monkeypatch)
     capsys.readouterr()
     assert cli.main(["audit", "--hand", h1]) == 1
     out = capsys.readouterr().out
     assert f"{h1}#{bet.seq}" in out and "broken_chain" in out
+    capsys.readouterr()
     assert cli.main(["audit", "--hand", h3]) == 0
+    signed = json.loads(capsys.readouterr().out.split("\naudit passed")[0])["keys"]["signed_by"]
+    assert {k["producer"] for k in signed.values()} == {"dealer", "gateway", "rules", "settlement"}
 
 
 # ----------------------------------------------------------------- exported hand files
@@ -153,6 +155,7 @@ def _cheat(x: HandExport, signers: dict[str, Signer]) -> tuple[HandExport, int]:
         x.shoe,
         x.keys,
         StoredSettlement(hs.record_bytes, hs.postings),
+        x.keyring,
     )
     return cheat, dealt.seq
 
@@ -165,7 +168,14 @@ def _forge_seal(x: HandExport, forger: Signer) -> tuple[HandExport, Seal]:
     seals = list(x.hand.seals)
     seals[i] = forged
     return (
-        HandExport(x.hand_id, StreamLog(x.hand.events, tuple(seals)), x.shoe, x.keys, x.settlement),
+        HandExport(
+            x.hand_id,
+            StreamLog(x.hand.events, tuple(seals)),
+            x.shoe,
+            x.keys,
+            x.settlement,
+            x.keyring,
+        ),
         old,
     )
 
@@ -178,7 +188,7 @@ async def test_exported_hands_audit_and_tampered_exports_fail(
 ) -> None:
     c = cluster
     _, (hid,) = await _settled_hands(c, 1)
-    monkeypatch.setenv("CROUPIER_DATABASE_URL", c.database.cli_url)
+    c.cli_env(monkeypatch)
 
     # happy path: export, audit the file, replay it
     path = tmp_path / "hand.jsonl"
@@ -198,7 +208,9 @@ async def test_exported_hands_audit_and_tampered_exports_fail(
     # the re-forging used below changes nothing by itself: a faithful copy passes
     ev, se = reforge(x.hand.events, x.hand.seals, c.signers, {})
     assert ev == list(x.hand.events)
-    same = HandExport(x.hand_id, StreamLog(tuple(ev), tuple(se)), x.shoe, x.keys, x.settlement)
+    same = HandExport(
+        x.hand_id, StreamLog(tuple(ev), tuple(se)), x.shoe, x.keys, x.settlement, x.keyring
+    )
     rc, rep = _audit_file(_export(same, tmp_path / "same.jsonl"), capsys)
     assert rc == 0 and rep["verdict"] == "pass"
 
@@ -216,8 +228,11 @@ async def test_exported_hands_audit_and_tampered_exports_fail(
 
     # a forged dealer seal: the right key id with the wrong key, and a key nobody knows
     dealer = c.signers["dealer"]
-    impostor = Signer("dealer", dealer.key_id, SigningKey.generate())
-    for forger, reason in ((impostor, "bad_signature"), (Signer.generate("dealer"), "unknown_key")):
+    impostor = FileSigner("dealer", dealer.key_id, SigningKey.generate())
+    for forger, reason in (
+        (impostor, "bad_signature"),
+        (FileSigner.generate("dealer"), "unknown_key"),
+    ):
         forged, old = _forge_seal(x, forger)
         rc, rep = _audit_file(_export(forged, tmp_path / f"{reason}.jsonl"), capsys)
         assert rc == 1 and rep["verdict"] == "fail", reason

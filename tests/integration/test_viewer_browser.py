@@ -147,7 +147,7 @@ async def test_viewer_pages_in_chromium(cluster_factory: ClusterFactory, tmp_pat
             conn.execute(sa.text("SELECT MIN(created_at_ms) FROM ledger_transactions")).scalar_one()
         )
     day = datetime.fromtimestamp(first / 1000, tz=UTC).date().isoformat()
-    v = Viewer(c.store, port=0, authorize=lambda headers: "test-auditor")
+    v = Viewer(c.store, trust=c.trust, port=0, authorize=lambda headers: "test-auditor")
     base = f"http://127.0.0.1:{v.start()}"
     try:
         # -- the day report -------------------------------------------------------------
@@ -259,7 +259,7 @@ async def test_every_page_passes_the_auditor_hook(cluster_factory: ClusterFactor
             raise PermissionError("mallory is not an auditor")
         return who
 
-    v = Viewer(c.store, port=0, authorize=authorize)
+    v = Viewer(c.store, trust=c.trust, port=0, authorize=authorize)
     base = f"http://127.0.0.1:{v.start()}"
     try:
         for path in ("/", "/report?day=2026-12-01", "/hand?id=x", "/history?id=x", "/nope"):

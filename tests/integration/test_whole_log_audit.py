@@ -23,18 +23,20 @@ from croupier.audit import Finding
 from croupier.events import Event, Seal, heads_of, make_event, seal
 from croupier.games import base as g
 from croupier.pb.croupier.v1 import gateway_pb2
-from croupier.signing import Signer
+from croupier.signing import FileSigner
 from croupier.store import LedgerTx, Posting, StreamInfo
 from croupier.tlog.note import Checkpoint, NoteSigner
 from croupier_services import cli
-from croupier_services.audit import Auditor, LogAudit
+from croupier_services.audit import LogAudit
 
 from .harness import VARIANT, Cluster, now_ms, seat_entries, unique_table
 
 pytestmark = pytest.mark.integration
 
 BETS = [(1, "banker", 10_000), (2, "player", 20_000), (3, "tie", 5_000)]
-LOG = NoteSigner("croupier.test/log", Signer.from_seed("log", "croupier.test/log", bytes([5]) * 32))
+LOG = NoteSigner(
+    "croupier.test/log", FileSigner.from_seed("log", "croupier.test/log", bytes([5]) * 32)
+)
 
 
 async def _history(c: Cluster, n: int = 4) -> tuple[str, list[str]]:
@@ -48,7 +50,7 @@ async def _history(c: Cluster, n: int = 4) -> tuple[str, list[str]]:
 
 
 def _audit(c: Cluster, held: Checkpoint | None = None) -> LogAudit:
-    return Auditor(c.store).audit_log(log_key=LOG.verifier, held=held)
+    return c.auditor().audit_log(log_key=LOG.verifier, held=held)
 
 
 def _named(la: LogAudit, reason: str) -> list[Finding]:
@@ -316,7 +318,7 @@ async def test_a_players_client_seed_through_the_gateway(cluster_factory: Any) -
     await c.gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=h.hand_id))
     await c.gw.Act(gateway_pb2.ActRequest(hand_id=h.hand_id, seat=1, action="draw"))
     await c.wait_settled(1)
-    rep = Auditor(c.store).audit(h.hand_id)
+    rep = c.auditor().audit(h.hand_id)
     assert rep.verdict.value == "pass", rep.to_json_dict()
     shoe = c.store.read_stream(h.shoe_id)
     given = [e.payload["client_seed"] for e in shoe if e.type == g.SHOE_CLIENT_SEED]

@@ -25,7 +25,7 @@ from croupier.export import HandExport, dump, keys_for, load, load_script
 from croupier.games import base as g
 from croupier.games.registry import engine
 from croupier.settlement import HandSettlement, settle_state
-from croupier.signing import KeyRegistry, Signer
+from croupier.signing import FileSigner, KeyRegistry
 from croupier.testing import (
     DEALER,
     GATEWAY,
@@ -384,7 +384,7 @@ def test_a_missing_seal_and_an_unknown_key(built: Built) -> None:
 
 
 def test_a_seal_by_an_impostor(built: Built) -> None:
-    impostor = Signer.from_seed("settlement", "settlement-k1", bytes([9]) * 32)
+    impostor = FileSigner.from_seed("settlement", "settlement-k1", bytes([9]) * 32)
     k = built.seq_of(g.HAND_SETTLED)
     seals = tuple(s for s in built.hand.seals if s.producer != "settlement")
     seals += (seal(impostor, [built.hand.events[k]], T0 + 999),)

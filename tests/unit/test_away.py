@@ -17,10 +17,10 @@ from croupier.events import make_event, seal
 from croupier.games import base as g
 from croupier.games.registry import engine, variants
 from croupier.settlement import settle_state
-from croupier.signing import KeyRegistry, Signer
+from croupier.signing import FileSigner, KeyRegistry
 
 SIGNERS = {
-    p: Signer.from_seed(p, f"{p}-k1", bytes([n]) * 32)
+    p: FileSigner.from_seed(p, f"{p}-k1", bytes([n]) * 32)
     for n, p in enumerate(("dealer", "gateway", "rules", "settlement"), 1)
 }
 REGISTRY = KeyRegistry(s.public_entry() for s in SIGNERS.values())

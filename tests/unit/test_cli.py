@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from nacl.signing import SigningKey
 
 from croupier import fair
 from croupier.audit import StoredSettlement, StreamLog
@@ -20,8 +21,9 @@ from croupier.events import make_event, seal
 from croupier.export import HandExport, dump, keys_for
 from croupier.games import base as g
 from croupier.games.registry import engine
+from croupier.keyring import RootKey
 from croupier.settlement import settle_state
-from croupier.signing import KeyRegistry, Signer
+from croupier.signing import FileSigner, KeyRegistry
 from croupier_services.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -229,7 +231,7 @@ def test_replay_a_script_without_hand_closed(
 
 def signed_export(tmp_path: Path, *, reveal: bool = True) -> Path:
     signers = {
-        p: Signer.from_seed(p, f"{p}-k1", bytes([i]) * 32)
+        p: FileSigner.from_seed(p, f"{p}-k1", bytes([i]) * 32)
         for i, p in enumerate(("dealer", "gateway", "rules", "settlement"), 1)
     }
     clock = itertools.count(1_700_000_000_000)
@@ -269,12 +271,15 @@ def signed_export(tmp_path: Path, *, reveal: bool = True) -> Path:
         events.append(ev)
         seals.append(seal(s, [ev], 1_700_000_001_000))
     registry = KeyRegistry(s.public_entry() for s in signers.values())
+    root = RootKey(SigningKey(bytes([9]) * 32))
+    (tmp_path / "trust-root.pub").write_text(root.trust_root.to_text(), encoding="utf-8")
     x = HandExport(
         hid,
         StreamLog(tuple(events), tuple(seals)),
         shoe,
         keys_for(registry, [*seals, *shoe.seals]),
         StoredSettlement(hs.record_bytes, hs.postings),
+        root.sign(registry, version=1, issued_at_ms=0),
     )
     p = tmp_path / "hand.jsonl"
     p.write_text(dump(x), encoding="utf-8")
@@ -285,17 +290,30 @@ def test_replay_and_audit_a_signed_export(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     p = signed_export(tmp_path)
-    out = run_json(capsys, "hand", "replay", str(p))
+    pin = ("--trust-root", str(tmp_path / "trust-root.pub"))
+    out = run_json(capsys, "hand", "replay", str(p), *pin)
     assert out["signed"] is True and out["verdict"] == "pass" and out["audit"] is None
     assert out["hand_id"] == "t1_h1" and out["outcome"]["winner"] in ("banker", "player", "tie")
-    rep = run_json(capsys, "audit", "--file", str(p))
+    assert out["keys"]["verified"] is True and out["keys"]["keyring_version"] == 1
+    rep = run_json(capsys, "audit", "--file", str(p), *pin)
     assert rep["verdict"] == "pass" and rep["first_bad"] is None
+    signed = rep["keys"]["signed_by"]
+    assert signed["dealer-k1"]["producer"] == "dealer"
+    assert signed["dealer-k1"]["events"]["hand"]["card.dealt"] >= 1
+    assert signed["rules-k1"]["events"] == {"hand": {"hand.outcome": 1}}
+    # without a pinned root the same export cannot pass: its keys are its own
+    rc, out2, err = run(capsys, "audit", "--file", str(p))
+    assert rc == 1 and "keys unverified" in err
+    assert json.loads(out2)["keys"]["verified"] is False
 
 
 def test_a_signed_export_before_the_reveal_is_pending(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    out = run_json(capsys, "hand", "replay", str(signed_export(tmp_path, reveal=False)))
+    p = signed_export(tmp_path, reveal=False)
+    out = run_json(
+        capsys, "hand", "replay", str(p), "--trust-root", str(tmp_path / "trust-root.pub")
+    )
     assert out["verdict"] == "pending_reveal"
 
 

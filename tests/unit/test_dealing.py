@@ -27,7 +27,7 @@ from croupier.errors import (
 from croupier.events import Event, Seal, SealVerifier, verify_chain
 from croupier.games import base as g
 from croupier.games.registry import variant_config
-from croupier.signing import KeyRegistry, Signer
+from croupier.signing import FileSigner, KeyRegistry
 
 DECK = variant_config("baccarat").deck
 CUT = DECK.size - 16  # seeds/variants/baccarat.json shoe.cut_card_from_end
@@ -35,8 +35,8 @@ SEATS = [
     {"seat": 1, "player": "alice", "stack": 10**7},
     {"seat": 2, "player": "bob", "stack": 10**7},
 ]
-DEALER = Signer.from_seed("dealer", "dealer-k1", bytes([1]) * 32)
-GATEWAY = Signer.from_seed("gateway", "gateway-k1", bytes([2]) * 32)
+DEALER = FileSigner.from_seed("dealer", "dealer-k1", bytes([1]) * 32)
+GATEWAY = FileSigner.from_seed("gateway", "gateway-k1", bytes([2]) * 32)
 REGISTRY = KeyRegistry([DEALER.public_entry(), GATEWAY.public_entry()])
 
 
@@ -103,7 +103,7 @@ def test_the_dealer_needs_a_dealer_and_a_gateway_signer() -> None:
     with pytest.raises(InvalidInput):
         Dealer(GATEWAY, DEALER, clock_ms=lambda: 0)
     with pytest.raises(InvalidInput):
-        Dealer(DEALER, Signer.from_seed("rules", "r", bytes(32)), clock_ms=lambda: 0)
+        Dealer(DEALER, FileSigner.from_seed("rules", "r", bytes(32)), clock_ms=lambda: 0)
 
 
 def test_open_table_commits_to_the_shoe_seed(h: Harness) -> None:

@@ -18,17 +18,17 @@ from croupier.events import (
     seal,
     verify_chain,
 )
-from croupier.signing import KeyRegistry, Signer
+from croupier.signing import FileSigner, KeyRegistry, Signer
 
 
 @pytest.fixture
 def dealer() -> Signer:
-    return Signer.from_seed("dealer", "dealer-1", bytes(32))
+    return FileSigner.from_seed("dealer", "dealer-1", bytes(32))
 
 
 @pytest.fixture
 def gateway() -> Signer:
-    return Signer.from_seed("gateway", "gateway-1", bytes([1]) * 32)
+    return FileSigner.from_seed("gateway", "gateway-1", bytes([1]) * 32)
 
 
 def stream(dealer: Signer, gateway: Signer) -> tuple[list[Event], list[Seal]]:
@@ -102,7 +102,7 @@ def test_forged_or_wrong_key_signatures(dealer: Signer, gateway: Signer) -> None
     forged = dataclasses.replace(seals[1], signature=bytes(64))
     with pytest.raises(SignatureError, match="does not verify"):
         SealVerifier(registry(dealer, gateway)).check_coverage(events, [seals[0], forged])
-    impostor = Signer.from_seed("gateway", "gateway-1", bytes([9]) * 32)
+    impostor = FileSigner.from_seed("gateway", "gateway-1", bytes([9]) * 32)
     fake = seal(impostor, events[-1:], 1001)
     with pytest.raises(SignatureError):
         SealVerifier(registry(dealer, gateway)).check_coverage(events, [seals[0], fake])
@@ -116,7 +116,7 @@ def test_key_validity_window_and_producer_binding(dealer: Signer) -> None:
     SealVerifier(reg).verify(seal(dealer, [e], 150))
     with pytest.raises(UnknownKey, match="not valid"):
         SealVerifier(reg).verify(seal(dealer, [e], 200))
-    rogue = Signer(producer="rules", key_id=dealer.key_id, signing_key=dealer.signing_key)
+    rogue = FileSigner(producer="rules", key_id=dealer.key_id, signing_key=dealer.signing_key)
     with pytest.raises(UnknownKey, match="belongs to dealer"):
         SealVerifier(reg).verify(seal(rogue, [e], 150))
 

@@ -29,7 +29,7 @@ from croupier.pb.croupier.v1 import (  # noqa: E402
     gateway_pb2,
     settlement_pb2,
 )
-from croupier.signing import KeyRegistry, Signer  # noqa: E402
+from croupier.signing import FileSigner, KeyRegistry  # noqa: E402
 
 PB_PACKAGE = "croupier.pb.croupier.v1"
 PROTO_FILES = ("audit", "envelope", "gateway", "settlement")
@@ -172,7 +172,7 @@ def _from_pb_seal(m: envelope_pb2.Seal) -> events.Seal:
 
 
 def test_event_batch_round_trips_and_still_verifies() -> None:
-    dealer = Signer.from_seed("dealer", "dealer-test", bytes(range(32)))
+    dealer = FileSigner.from_seed("dealer", "dealer-test", bytes(range(32)))
     registry = KeyRegistry([dealer.public_entry()])
     hand = events.StreamWriter("hand-1")
     hand.append(dealer, "hand.opened", {"table": "t1", "variant": "baccarat", "note": "百家乐"})
@@ -203,7 +203,7 @@ def test_event_batch_round_trips_and_still_verifies() -> None:
 
 
 def test_tampered_payload_is_detected_after_round_trip() -> None:
-    dealer = Signer.from_seed("dealer", "dealer-test", bytes(range(32)))
+    dealer = FileSigner.from_seed("dealer", "dealer-test", bytes(range(32)))
     w = events.StreamWriter("hand-2")
     ev = w.append(dealer, "bet.placed", {"amount_minor": 100, "seat": 1, "spot": "banker"})
     msg = _to_pb_event(ev)

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from croupier.errors import InvalidInput, SignatureError
-from croupier.signing import Signer
+from croupier.signing import FileSigner
 from croupier.tlog import merkle
 from croupier.tlog.merkle import (
     EMPTY_ROOT,
@@ -192,7 +192,7 @@ NOTE = V["note"]
 
 def _go_signer() -> NoteSigner:
     seed = base64.b64decode(NOTE["skey"].split("+", 4)[-1])[1:]
-    return NoteSigner("PeterNeumann", Signer.from_seed("log", "PeterNeumann", seed))
+    return NoteSigner("PeterNeumann", FileSigner.from_seed("log", "PeterNeumann", seed))
 
 
 def test_note_signature_reproduces_gos_reference_byte_for_byte() -> None:
@@ -214,14 +214,14 @@ def test_a_verifier_key_with_a_wrong_id_or_algorithm_is_refused() -> None:
 
 
 def test_checkpoint_round_trip_and_forgeries() -> None:
-    signer = NoteSigner("croupier.test/log", Signer.from_seed("log", "log-1", bytes(32)))
+    signer = NoteSigner("croupier.test/log", FileSigner.from_seed("log", "log-1", bytes(32)))
     cp = Checkpoint("croupier.test/log", 8, ROOTS[8])
     note = cp.sign(signer)
     lines = note.split("\n")
     assert lines[:3] == ["croupier.test/log", "8", base64.b64encode(ROOTS[8]).decode()]
     assert lines[4].startswith("\u2014 croupier.test/log ")
     assert open_checkpoint(note, signer.verifier) == cp
-    other = NoteSigner("croupier.test/log", Signer.from_seed("log", "log-2", bytes([9]) * 32))
+    other = NoteSigner("croupier.test/log", FileSigner.from_seed("log", "log-2", bytes([9]) * 32))
     with pytest.raises(SignatureError):
         open_checkpoint(note, other.verifier)  # another key of the same name
     forged = note.replace("\n8\n", "\n9\n")
@@ -239,7 +239,7 @@ def test_checkpoint_round_trip_and_forgeries() -> None:
 
 
 def test_a_checkpoints_signed_time_line_round_trips() -> None:
-    signer = NoteSigner("croupier.test/log", Signer.from_seed("log", "log-1", bytes(32)))
+    signer = NoteSigner("croupier.test/log", FileSigner.from_seed("log", "log-1", bytes(32)))
     note = Checkpoint("croupier.test/log", 8, ROOTS[8], 1_733_000_000_000).sign(signer)
     assert note.split("\n")[3] == "time 1733000000000"
     cp = open_checkpoint(note, signer.verifier)

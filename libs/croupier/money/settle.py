@@ -34,10 +34,10 @@ payment between the hub and one player instead: each player's result after the r
 paid to or by the hub, so each comparison stays a payment of its own and is raked on
 its own (what the hub pays is truncated from each receiver; what it receives adds up
 to the whole units of its exact total, :func:`_through_hub`). Composition with limited
-liability, in the documented order (README, Money): 防以小博大 clamps each player's comparison to what they
-carried, the banker's cover then scales the winners' (or the losers') comparisons pro
-rata, and only then is each comparison raked - on what was actually paid in it. No
-rake makes anyone lose more than they carried: a banker who could not cover pays no
+liability, in the documented order (README, Money): 防以小博大 clamps each player's
+comparison to what they carried, the banker's cover then scales the winners' (or the
+losers') comparisons pro rata, and only then is each comparison raked - on what was
+actually paid in it. No rake makes anyone lose more than they carried: a banker who could not cover pays no
 rake on comparisons it won, because what it won there went to the winners (its rake is
 at most ``carried + net``, :mod:`~croupier.money.rake`).
 """

@@ -27,7 +27,7 @@ from nacl.exceptions import BadSignatureError
 from nacl.signing import VerifyKey
 
 from croupier.errors import InvalidInput, SignatureError
-from croupier.signing import Signer
+from croupier.signing import FileSigner
 from croupier.tlog.merkle import HASH_LEN
 
 ALG_ED25519 = 0x01
@@ -91,12 +91,12 @@ class NoteVerifier:
 
 @dataclass(frozen=True, slots=True)
 class NoteSigner:
-    """Signs notes under ``name`` with a :class:`~croupier.signing.Signer`'s Ed25519
+    """Signs notes under ``name`` with a :class:`~croupier.signing.FileSigner`'s Ed25519
     key. The signature must be a plain Ed25519 signature of the note text (C2SP), so a
     KMS or HSM signer standing in for the file key must offer raw Ed25519 signing."""
 
     name: str
-    signer: Signer
+    signer: FileSigner
 
     def __post_init__(self) -> None:
         _check_name(self.name)
