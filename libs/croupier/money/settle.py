@@ -38,8 +38,8 @@ liability, in the documented order (README, Money): 防以小博大 clamps each 
 comparison to what they carried, the banker's cover then scales the winners' (or the
 losers') comparisons pro rata, and only then is each comparison raked - on what was
 actually paid in it. No rake makes anyone lose more than they carried: a banker who
-could not cover pays no rake on comparisons it won, because what it won there went to the winners (its rake is
-at most ``carried + net``, :mod:`~croupier.money.rake`).
+could not cover pays no rake on comparisons it won, because what it won there went to
+the winners (its rake is at most ``carried + net``, :mod:`~croupier.money.rake`).
 """
 
 from __future__ import annotations
