@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from croupier.dealing import Dealer
 from croupier.signing import FileSigner, Signer
 from croupier.store import Store, create_engine, migrate, schema
+from croupier.store.secrets import SeedBox
 from croupier_services.dealer import DealerCore
 
 PG_ENV = "CROUPIER_TEST_DATABASE_URL"
@@ -57,7 +58,7 @@ def core_on(store: Store, signers: dict[str, Signer]) -> DealerCore:
         clock_ms=lambda: next(clock),
         seed_source=lambda: next(seeds),
     )
-    return DealerCore(d, store, None)
+    return DealerCore(d, store, None, seed_box=SeedBox(bytes([3]) * 32))
 
 
 async def write_history(core: DealerCore) -> None:

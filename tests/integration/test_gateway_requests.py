@@ -24,6 +24,7 @@ from croupier_services.config import AuthSettings, Settings
 from croupier_services.dealer import GatewayServicer, prune_request_ids, prune_requests_once
 from croupier_services.gateway_client import GatewayClient, RetryPolicy
 from croupier_services.grpc_util import error_info
+from croupier_services.keys import init_keys
 from croupier_services.runtime import Node
 from croupier_services.security import client_channel
 
@@ -246,6 +247,7 @@ async def test_a_dealer_process_applies_the_policy(
     """The dealer as ``croupier serve dealer`` wires it (runtime.Node): request ids
     required, and its pruning loop running with the retention it was given."""
     auth = init_dev(tmp_path / "auth")
+    init_keys(tmp_path / "keys")  # the operator's keys: the dealer loads its own
     node = Node(
         roles=("dealer",),
         database_url=f"sqlite:///{tmp_path / 'dealer.sqlite'}",

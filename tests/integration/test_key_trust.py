@@ -195,7 +195,12 @@ async def test_a_rogue_key_row_is_not_trusted(
         c.store.put_key(s.public_entry())  # the rogue rows, valid from epoch 0
     before = _rejects("rules", "unknown_key")
     settled = c.store.count_settlements()
-    core = DealerCore(Dealer(rogue["dealer"], rogue["gateway"], clock_ms=now_ms), c.store, c.bus)
+    core = DealerCore(
+        Dealer(rogue["dealer"], rogue["gateway"], clock_ms=now_ms),
+        c.store,
+        c.bus,
+        seed_box=c.seed_box,
+    )
     hid = await _forged_hand(core, f"rogue_{uuid.uuid4().hex[:8]}")
     await _wait_reject("rules", "unknown_key", before)
     await asyncio.sleep(0.5)
@@ -277,7 +282,9 @@ async def test_a_compromised_rule_service_cannot_forge_a_paid_hand(
     as_gateway = FileSigner("gateway", rules.key_id, rules.signing_key)
     before = _rejects("rules", "wrong_key")
     settled = c.store.count_settlements()
-    core = DealerCore(Dealer(as_dealer, as_gateway, clock_ms=now_ms), c.store, c.bus)
+    core = DealerCore(
+        Dealer(as_dealer, as_gateway, clock_ms=now_ms), c.store, c.bus, seed_box=c.seed_box
+    )
     table = f"forge_{uuid.uuid4().hex[:8]}"
     hid = await _forged_hand(core, table)
     await _wait_reject("rules", "wrong_key", before)
@@ -328,7 +335,10 @@ async def test_a_backdated_seal_from_a_revoked_key_is_refused_without_a_restart(
     settled = c.store.count_settlements()
     backdated = iter(range(revoked_at - 3_600_000, revoked_at))
     core = DealerCore(
-        Dealer(dealer, c.signers["gateway"], clock_ms=lambda: next(backdated)), c.store, c.bus
+        Dealer(dealer, c.signers["gateway"], clock_ms=lambda: next(backdated)),
+        c.store,
+        c.bus,
+        seed_box=c.seed_box,
     )
     hid = await _forged_hand(core, f"backdated_{uuid.uuid4().hex[:8]}")
     assert all(s.sealed_at_ms < revoked_at for s in c.store.seals_for(hid))

@@ -107,7 +107,7 @@ async def test_an_untouched_log_passes_and_checkpoints_stay_consistent(
     assert new.size > old.size
     vkey = tmp_path / "log.vkey"
     vkey.write_text(LOG.verifier.encode() + "\n", encoding="utf-8")
-    monkeypatch.setenv("CROUPIER_DATABASE_URL", c.database.cli_url)
+    c.cli_env(monkeypatch)
     rc, out = _cli(
         capsys, "checkpoint", "verify", str(old_path), str(new_path), "--log-key", str(vkey)
     )
@@ -194,7 +194,7 @@ async def test_a_deleted_hand_is_named(
 
     vkey = tmp_path / "log.vkey"
     vkey.write_text(LOG.verifier.encode(), encoding="utf-8")
-    monkeypatch.setenv("CROUPIER_DATABASE_URL", c.database.cli_url)
+    c.cli_env(monkeypatch)
     rc, out = _cli(capsys, "audit", "--all", "--log-key", str(vkey), "--checkpoint", str(cp_path))
     assert rc == 1
     assert f"FAIL {h2}: hand_number_gap" in out and "audit FAILED" in out, out
@@ -287,7 +287,7 @@ async def test_a_hand_hidden_by_editing_streams_is_named(
         conn.execute(
             sa.text("UPDATE streams SET table_id = 'elsewhere' WHERE stream_id = :h"), {"h": h2}
         )
-    monkeypatch.setenv("CROUPIER_DATABASE_URL", c.database.cli_url)
+    c.cli_env(monkeypatch)
     rc, out = _cli(capsys, "audit", "--table", table, "--json")
     assert rc == 0 and json.loads(out)["totals"]["hands"] == 3  # the table audit is blind to it
     rc, out = _cli(capsys, "audit", "--all", "--json")

@@ -48,6 +48,9 @@ def test_db_roles_needs_postgresql(
 
 
 def test_a_service_without_its_material_does_not_start(tmp_path: Path) -> None:
+    from croupier_services.keys import init_keys
+
+    init_keys(tmp_path / "keys")  # its keys are there; its TLS material is not
     node = Node(
         roles=("audit",),
         database_url=f"sqlite:///{tmp_path / 'x.sqlite'}",
