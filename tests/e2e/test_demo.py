@@ -38,9 +38,9 @@ async def test_demo_settles_and_audits_every_hand(
     assert sorted(p.name for p in (tmp_path / "keys").iterdir()) == [
         "dealer.key",
         "gateway.key",
+        "keyring.json",
         "log.key",
         "log.vkey",
-        "keyring.json",
         "rules.key",
         "settlement.key",
         "trust-root.pub",
