@@ -459,6 +459,7 @@ class Drill:
             CROUPIER_STREAM_REPLICAS="3",
             CROUPIER_STALL_AFTER_S="20",
             CROUPIER_UNVERIFIABLE_PAUSE_S="3",
+            CROUPIER_VIEWER_PORT="0",  # the drill needs no viewer; never a fixed port
         )
         env.update(extra)
         return env
