@@ -317,7 +317,11 @@ class SeatTokenAttacher(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[m
     async def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
         method = details.method.decode() if isinstance(details.method, bytes) else details.method
         rule = RULES.get(method)
-        ref = self.resources.hand(request.hand_id) if rule and rule.seats else None
+        ref = (
+            self.resources.hand(request.hand_id)
+            if rule and rule.seats and _valid_hand_id(request.hand_id)
+            else None
+        )
         if rule is not None and rule.seats is not None and ref is not None:
             tokens = [
                 self.tokens.issue(self.gateway, ref.table, seat, ref.players[seat])[0]
@@ -583,3 +587,15 @@ def flip_digit(payload: bytes, key: str) -> bytes:
     out = payload[:i] + bytes([new]) + payload[i + 1 :]
     assert len(out) == len(payload) and json.loads(out) != json.loads(payload)
     return out
+
+
+def _valid_hand_id(value: str) -> bool:
+    """A hand id the edge limits accept (a malformed one is the server's to refuse)."""
+    from croupier import limits
+    from croupier.errors import InvalidInput
+
+    try:
+        limits.hand_id(value)
+    except InvalidInput:
+        return False
+    return True

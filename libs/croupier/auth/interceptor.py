@@ -23,9 +23,10 @@ import grpc
 from cryptography import x509
 from cryptography.x509.oid import NameOID
 
+from croupier import limits
 from croupier.auth.policy import OPEN, RULES, Rule, service_label
 from croupier.auth.tokens import Identity, Role, SeatClaim, SeatTokens, TokenVerifier
-from croupier.errors import AuthError, PermissionDenied, Unauthenticated
+from croupier.errors import AuthError, InvalidInput, PermissionDenied, Unauthenticated
 
 log = logging.getLogger("croupier.auth")
 
@@ -233,12 +234,17 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         players: Mapping[int, str] = {}
         if rule.table is not None:
             table = rule.table(request)
+            if not _well_formed(limits.table_id, table):
+                return  # no such table can exist: the handler refuses the malformed id
             owners = self.resources.table_owners(table)
             if owners is None:
                 return  # no such table: the handler says so (or opens it)
         else:
             assert rule.hand is not None
-            ref = self.resources.hand(rule.hand(request))
+            hand_id = rule.hand(request)
+            if not _well_formed(limits.hand_id, hand_id):
+                return  # no such hand can exist: the handler refuses the malformed id
+            ref = self.resources.hand(hand_id)
             if ref is None:
                 return  # no such hand: the handler says so
             table, players = ref.table, ref.players
@@ -285,3 +291,13 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                     + (f" ({players[seat]})" if seat in players else ""),
                     reason="wrong_seat" if claims else "no_seat_token",
                 )
+
+
+def _well_formed(check: Callable[[str], str], value: str) -> bool:
+    """Whether ``value`` passes the edge limits (:mod:`croupier.limits`): ids that do not
+    are never looked up (a NUL or an unbounded string never reaches the database)."""
+    try:
+        check(value)
+    except InvalidInput:
+        return False
+    return True
