@@ -181,7 +181,7 @@ async def test_each_service_role_does_its_job_and_no_more(
                     t.result()
             await asyncio.sleep(0.05)
         auditor = Auditor(stores["audit"], trust)
-        assert all(r.ok for r in auditor.audit_many(hands))
+        assert not any(r.failed for r in auditor.audit_many(hands))  # pass, or pending reveal
         shoe = core.dealer.table("roles_t1").shoe
         assert shoe is not None
         assert stores["dealer"].get_secret(shoe.shoe_id, box) == shoe.server_seed

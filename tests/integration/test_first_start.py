@@ -27,6 +27,7 @@ PROCESSES = 5
 START = """
 import sys, time
 from pathlib import Path
+from croupier_services.keys import TrustedKeys
 from croupier_services.runtime import load_signers, open_store
 url, keys, barrier = sys.argv[1], sys.argv[2], Path(sys.argv[3])
 (barrier / f"ready-{sys.argv[4]}").touch()
@@ -36,7 +37,7 @@ while not (barrier / "go").exists():
         sys.exit("no go")
     time.sleep(0.002)
 store = open_store(url)
-load_signers(store, keys)
+load_signers(store, keys, ("dealer", "rules", "settlement"), TrustedKeys.from_dir(Path(keys)))
 print(len(store.list_keys()))
 store.close()
 """
