@@ -40,7 +40,6 @@ import asyncio
 import datetime
 import json
 import os
-import re
 import signal
 import sys
 import time
@@ -64,8 +63,8 @@ from croupier.games.registry import variants
 from croupier.signing import KeyRegistry
 from croupier.tlog import merkle
 from croupier.tlog.note import Checkpoint, NoteVerifier, open_checkpoint
-from croupier_services import logs
-from croupier_services.config import Settings
+from croupier_services import config, logs
+from croupier_services.config import SettingError, Settings, mask_url
 
 
 def _version() -> str:
@@ -98,11 +97,11 @@ def cmd_serve(a: argparse.Namespace) -> int:
     if role == "all":  # the embedded default: development credentials if there are none
         from croupier.auth import AuthDir, init_dev
 
-        auth_dir = AuthDir(Path(os.environ.get("CROUPIER_AUTH_DIR", "var/auth")))
+        auth_dir = AuthDir(config.auth_dir())
         if not auth_dir.complete():
             init_dev(auth_dir.root)
     s = Settings.from_env(role if role != "all" else "dealer")
-    logs.setup(s.log_level, json_lines=os.environ.get("CROUPIER_LOG_FORMAT", "json") == "json")
+    logs.setup(s.log_level, json_lines=s.log_format == "json")
     if role == "all":
         _dev_keys(Path(s.keys_dir))
     roles = ("dealer", "rules", "settlement", "audit", "log") if role == "all" else (role,)
@@ -167,10 +166,10 @@ def cmd_db(a: argparse.Namespace) -> int:
         if a.login:
             passwords = {}
             for svc in SERVICES:
-                var = f"CROUPIER_DB_{svc.upper()}_PASSWORD"
-                if not os.environ.get(var):
-                    raise InvalidInput(f"--login needs {var}")
-                passwords[svc] = os.environ[var]
+                password = config.DB_PASSWORDS[svc]
+                if not password.get():
+                    raise InvalidInput(f"--login needs {password.name}")
+                passwords[svc] = password.get()
         engine = create_engine(s.database_url)
         try:
             for role in create_roles(engine, a.prefix, a.schema, passwords):
@@ -216,7 +215,7 @@ def _dev_keys(keys_dir: Path) -> None:
 def cmd_auth(a: argparse.Namespace) -> int:
     from croupier.auth import AuthDir, Role, TokenIssuer, init_dev
 
-    d = AuthDir(Path(a.dir or os.environ.get("CROUPIER_AUTH_DIR", "var/auth")))
+    d = AuthDir(Path(a.dir) if a.dir else config.auth_dir())
     if a.action == "init":
         init_dev(d.root)
         for f in sorted(d.root.iterdir()):
@@ -357,7 +356,7 @@ def cmd_fair(a: argparse.Namespace) -> int:
 def _log_key(path: str | None) -> NoteVerifier | None:
     """The log's verifier key an auditor pins: ``--log-key FILE`` or
     ``CROUPIER_LOG_KEY`` (a file holding ``name+id+key``, e.g. the keys dir's log.vkey)."""
-    p = path or os.environ.get("CROUPIER_LOG_KEY")
+    p = path or config.LOG_KEY.get()
     return NoteVerifier.parse(Path(p).read_text(encoding="utf-8")) if p else None
 
 
@@ -432,7 +431,7 @@ def _export_keys(
 
     from croupier.keyring import Keyring, TrustRoot
 
-    path = trust_root or os.environ.get("CROUPIER_TRUST_ROOT")
+    path = trust_root or config.TRUST_ROOT.get()
     info: dict[str, Any] = {"signed_by": signed_by(x)}
     if not path:
         info.update(
@@ -791,24 +790,19 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _masked(url: str) -> str:
-    """A URL fit for an error message: any password replaced by ``***``."""
-    return re.sub(r"(//[^:/@]+:)[^@/]*@", r"\1***@", url)
-
-
 def _unreachable(e: BaseException) -> str | None:
     """The one-line reason when ``e`` means a database or NATS could not be reached."""
     import sqlalchemy.exc
 
     if isinstance(e, sqlalchemy.exc.OperationalError | sqlalchemy.exc.InterfaceError):
-        url = os.environ.get("CROUPIER_DATABASE_URL", "sqlite:///var/croupier.sqlite")
+        url = config.DATABASE_URL.get()
         first = str(e.orig if e.orig is not None else e).strip().splitlines()
-        return f"database unreachable at {_masked(url)}: {first[0] if first else type(e).__name__}"
+        return f"database unreachable at {mask_url(url)}: {first[0] if first else type(e).__name__}"
     from nats.errors import Error as NatsError
 
     if isinstance(e, NatsError | ConnectionError | TimeoutError):
-        url = os.environ.get("CROUPIER_NATS_URL", "nats://127.0.0.1:4222")
-        return f"NATS unreachable at {_masked(url)}: {e or type(e).__name__}"
+        url = config.NATS_URL.get()
+        return f"NATS unreachable at {mask_url(url)}: {e or type(e).__name__}"
     return None
 
 
@@ -828,11 +822,14 @@ def main(argv: list[str] | None = None) -> int:
         return 141
     except KeyboardInterrupt:
         return 130
+    except SettingError as e:  # names the variable and the form expected
+        print(f"croupier: {e.message}", file=sys.stderr)
+        return 2
     except CroupierError as e:
         print(f"croupier: {e.reason}: {e.message}", file=sys.stderr)
         return 1 if not isinstance(e, InvalidInput) else 2
     except Exception as e:
-        if os.environ.get("CROUPIER_DEBUG"):
+        if config.DEBUG.raw() not in (None, "", "0"):
             raise
         why = _unreachable(e)
         if why is not None:

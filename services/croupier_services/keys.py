@@ -31,6 +31,7 @@ from pathlib import Path
 from croupier.errors import ConfigError, CroupierError, InvalidInput
 from croupier.keyring import Keyring, RootKey, TrustRoot, new_entry
 from croupier.signing import PRODUCERS, FileSigner, KeyRegistry, load_signer, save_signer
+from croupier_services import config
 
 log = logging.getLogger("croupier.keys")
 
@@ -47,8 +48,8 @@ SERVICE_PRODUCERS: dict[str, tuple[str, ...]] = {
 }
 """The producer keys each service holds, and no other."""
 
-TRUST_ROOT_ENV = "CROUPIER_TRUST_ROOT"
-KEYRING_ENV = "CROUPIER_KEYRING"
+TRUST_ROOT_ENV = config.TRUST_ROOT.name
+KEYRING_ENV = config.KEYRING.name
 
 
 def now_ms() -> int:
@@ -198,7 +199,7 @@ def load_service_signers(directory: Path, service: str) -> dict[str, FileSigner]
 def trust_root_path(directory: Path, explicit: str | None = None) -> Path:
     """The pinned root: ``explicit``, else ``CROUPIER_TRUST_ROOT``, else
     ``<keys dir>/trust-root.pub``."""
-    return Path(explicit or os.environ.get(TRUST_ROOT_ENV) or directory / TRUST_ROOT_FILE)
+    return Path(explicit or config.TRUST_ROOT.get() or directory / TRUST_ROOT_FILE)
 
 
 class TrustedKeys:
@@ -231,7 +232,7 @@ class TrustedKeys:
                 f"no pinned trust root at {root_path} (set {TRUST_ROOT_ENV} or run "
                 "`croupier keys init`)"
             )
-        keyring = Path(os.environ.get(KEYRING_ENV) or directory / KEYRING_FILE)
+        keyring = Path(config.KEYRING.get() or directory / KEYRING_FILE)
         if not keyring.is_file():
             raise ConfigError(
                 f"no keyring at {keyring} (set {KEYRING_ENV} or run `croupier keys init`)"

@@ -9,7 +9,6 @@ histories (default ``UTC``).
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -18,6 +17,7 @@ from croupier.errors import InvalidInput
 from croupier.export import SCRIPT_FORMAT, load, load_script
 from croupier.history import HandLog, render
 from croupier.store import EventStore
+from croupier_services import config
 from croupier_services.audit import load_hand
 from croupier_services.bots import theoretical_rtp
 
@@ -33,7 +33,7 @@ def parse_tz(name: str | None) -> tzinfo:
 
 
 def report_time_zone() -> tzinfo:
-    return parse_tz(os.environ.get("CROUPIER_REPORT_TZ", "UTC"))
+    return parse_tz(config.REPORT_TZ.get())
 
 
 def day_report(

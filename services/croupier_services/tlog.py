@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import secrets
 import time
 from pathlib import Path
@@ -25,6 +24,7 @@ from croupier.signing import FileSigner, load_signer, save_signer
 from croupier.store import EventStore
 from croupier.store.tlog import StoredCheckpoint
 from croupier.tlog.note import NoteSigner
+from croupier_services import config
 
 log = logging.getLogger("croupier.tlog")
 DEFAULT_ORIGIN = "croupier.local/seal-log"
@@ -33,11 +33,11 @@ VKEY_FILE = "log.vkey"
 
 
 def origin() -> str:
-    return os.environ.get("CROUPIER_LOG_ORIGIN", DEFAULT_ORIGIN)
+    return config.LOG_ORIGIN.get() or DEFAULT_ORIGIN
 
 
 def interval_s() -> float:
-    return float(os.environ.get("CROUPIER_CHECKPOINT_INTERVAL_S", "10"))
+    return config.CHECKPOINT_INTERVAL_S.get()
 
 
 def log_signer(keys_dir: str | Path, *, create: bool = False) -> NoteSigner:

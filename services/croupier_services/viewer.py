@@ -23,7 +23,6 @@ gRPC API is without authentication.
 from __future__ import annotations
 
 import html
-import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -37,7 +36,7 @@ from croupier.history import HandLog, render, replay
 from croupier.history.text import money
 from croupier.report import DayReport
 from croupier.store import EventStore
-from croupier_services import reporting
+from croupier_services import config, reporting
 from croupier_services.audit import Auditor, load_hand
 from croupier_services.keys import TrustedKeys
 
@@ -47,11 +46,11 @@ DEFAULT_PORT = 9105
 
 
 def viewer_port() -> int:
-    return int(os.environ.get("CROUPIER_VIEWER_PORT", DEFAULT_PORT))
+    return config.VIEWER_PORT.get()
 
 
 def viewer_host() -> str:
-    return os.environ.get("CROUPIER_VIEWER_HOST", "127.0.0.1")
+    return config.VIEWER_HOST.get()
 
 
 def esc(x: object) -> str:

@@ -40,10 +40,13 @@ def test_defaults_are_one_replica_no_limits_discard_new(monkeypatch: pytest.Monk
 @pytest.mark.parametrize(
     ("var", "value", "needle"),
     [
-        ("CROUPIER_STREAM_REPLICAS", "three", "integer"),
+        ("CROUPIER_STREAM_REPLICAS", "three", "CROUPIER_STREAM_REPLICAS: expected an integer"),
         ("CROUPIER_STREAM_REPLICAS", "7", "replicas"),
-        ("CROUPIER_STREAM_DISCARD", "oldest", "discard"),
-        ("CROUPIER_CONSUMER_BACKOFF_S", "1,x", "seconds"),
+        ("CROUPIER_STREAM_DISCARD", "oldest", "CROUPIER_STREAM_DISCARD: expected one of new, old"),
+        ("CROUPIER_GRPC_PORT", "abc", "CROUPIER_GRPC_PORT: expected an integer, got 'abc'"),
+        ("CROUPIER_REFLECTION", "maybe", "CROUPIER_REFLECTION: expected 1 or 0"),
+        ("CROUPIER_LOG_LEVEL", "loud", "CROUPIER_LOG_LEVEL: expected one of DEBUG"),
+        ("CROUPIER_CONSUMER_BACKOFF_S", "1,x", "CROUPIER_CONSUMER_BACKOFF_S: expected comma-sep"),
         ("CROUPIER_CONSUMER_ACK_WAIT_S", "0", "ack_wait"),
     ],
 )
@@ -61,3 +64,24 @@ def test_a_bounded_max_deliver_must_exceed_the_backoff_steps() -> None:
     assert server_list("nats://x:1") == ["nats://x:1"]
     with pytest.raises(InvalidInput):
         server_list(" , ")
+
+
+def test_a_bad_setting_is_one_line_naming_the_variable_exit_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from croupier_services.cli import main
+
+    monkeypatch.setenv("CROUPIER_GRPC_PORT", "abc")
+    assert main(["nats", "check"]) == 2
+    err = capsys.readouterr().err
+    assert err == "croupier: CROUPIER_GRPC_PORT: expected an integer, got 'abc'\n"
+
+
+def test_every_setting_is_defined_once_with_a_meaning_and_a_default() -> None:
+    from croupier_services.config import SETTINGS
+
+    assert len(SETTINGS) >= 40
+    for name, s in SETTINGS.items():
+        assert name == s.name and name.startswith("CROUPIER_")
+        assert s.meaning and s.default_text(), name
+        s.get({})  # the default needs no environment
