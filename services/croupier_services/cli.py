@@ -13,6 +13,7 @@
     croupier auth grant --table T --gateway G
     croupier db roles [--prefix P] [--schema S] [--login]
     croupier nats config                        # the per-service NATS users (auth.conf)
+    croupier settings [--json | --markdown]     # every CROUPIER_* setting and its value
     croupier variants
     croupier rtp VARIANT
     croupier rules eval VARIANT ARGS... | rules compare VARIANT A B
@@ -275,6 +276,29 @@ def cmd_nats(a: argparse.Namespace) -> int:
             await bus.close()
 
     return asyncio.run(run())
+
+
+# -- settings ------------------------------------------------------------------------
+def cmd_settings(a: argparse.Namespace) -> int:
+    """Every ``CROUPIER_*`` setting: its current value (secrets masked), default and
+    meaning; exit 2 when a value set does not parse."""
+    if a.markdown:
+        sys.stdout.write(config.markdown_table())
+        return 0
+    rows = config.describe()
+    bad = [r for r in rows if r["error"]]
+    if a.json:
+        _json(rows)
+    else:
+        for r in rows:
+            value = "(default)" if r["value"] is None else repr(r["value"])
+            print(f"{r['name']} = {value}  [{r['group']}]")
+            print(f"    {r['meaning'].replace('`', '')}; default {r['default'].replace('`', '')}")
+            if r["error"]:
+                print(f"    INVALID: {r['error']}")
+    for r in bad:
+        print(f"croupier: {r['error']}", file=sys.stderr)
+    return 2 if bad else 0
 
 
 # -- rules / rtp -----------------------------------------------------------------------
@@ -704,6 +728,17 @@ def parser() -> argparse.ArgumentParser:
     au_.add_argument("--table", help="grant: the table")
     au_.add_argument("--gateway", help="grant: the gateway subject")
     au_.set_defaults(fn=cmd_auth)
+
+    st = sub.add_parser(
+        "settings",
+        help="every CROUPIER_* setting: current value (secrets masked), default, meaning",
+    )
+    fmt = st.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="one JSON list for machines")
+    fmt.add_argument(
+        "--markdown", action="store_true", help="the README's settings table (to regenerate it)"
+    )
+    st.set_defaults(fn=cmd_settings)
 
     v = sub.add_parser("variants", help="list registered variants")
     v.set_defaults(fn=cmd_variants)
