@@ -672,9 +672,11 @@ def parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="run the embedded cluster with simulated players")
     d.add_argument("--games", help="comma-separated variant ids (default: all registered)")
     d.add_argument("--hands", type=int, default=30, help="hands per game (default 30)")
-    d.add_argument("--tables", type=int, default=4)
-    d.add_argument("--players", type=int, default=8)
-    d.add_argument("--seed", type=int, default=1)
+    d.add_argument("--tables", type=int, default=4, help="tables per game (default 4)")
+    d.add_argument("--players", type=int, default=8, help="simulated players (default 8)")
+    d.add_argument(
+        "--seed", type=int, default=1, help="seed of the simulated players' choices (default 1)"
+    )
     d.add_argument("--workdir", help="keep the SQLite file and keys here")
     d.add_argument(
         "--metrics-port", type=int, default=-1, help="Prometheus port (default: a free one; 0: off)"
@@ -687,13 +689,21 @@ def parser() -> argparse.ArgumentParser:
     d.set_defaults(fn=cmd_demo)
 
     s = sub.add_parser("serve", help="run one service (or all) against CROUPIER_* settings")
-    s.add_argument("role", choices=["dealer", "rules", "settlement", "audit", "log", "all"])
+    s.add_argument(
+        "role",
+        choices=["dealer", "rules", "settlement", "audit", "log", "all"],
+        help="the service to run (all: every one in this process, development keys)",
+    )
     s.add_argument("--variant", action="append", help="rules: serve this variant (repeat)")
     s.add_argument("--embedded-nats", action="store_true", help="start a nats-server here")
     s.set_defaults(fn=cmd_serve)
 
-    db = sub.add_parser("db", help="database migrations")
-    db.add_argument("action", choices=["upgrade", "roles"])
+    db = sub.add_parser("db", help="database migrations and per-service roles")
+    db.add_argument(
+        "action",
+        choices=["upgrade", "roles"],
+        help="upgrade: migrate to head; roles: one PostgreSQL role per service",
+    )
     db.add_argument("--prefix", default="croupier_", help="roles: role name prefix")
     db.add_argument("--schema", default="public", help="roles: the store's schema")
     db.add_argument(
@@ -704,12 +714,20 @@ def parser() -> argparse.ArgumentParser:
     n = sub.add_parser(
         "nats", help="JetStream stream and consumers from the settings; the NATS users"
     )
-    n.add_argument("action", choices=["check", "provision", "config"])
+    n.add_argument(
+        "action",
+        choices=["check", "provision", "config"],
+        help="check: differences from the settings; provision: apply them; config: auth.conf",
+    )
     n.add_argument("--variant", action="append", help="rules consumers of these variants only")
     n.set_defaults(fn=cmd_nats)
 
     k = sub.add_parser("keys", help="producer keys and the root-signed keyring")
-    k.add_argument("action", choices=["init", "rotate", "revoke"])
+    k.add_argument(
+        "action",
+        choices=["init", "rotate", "revoke"],
+        help="init: keys, keyring, trust root; rotate or revoke a key (re-signs the keyring)",
+    )
     k.add_argument("--dir", help="keys directory (default CROUPIER_KEYS_DIR)")
     k.add_argument("--root-key", help="the offline root key (default DIR/root.key)")
     k.add_argument("--producer", help="rotate: whose key")
@@ -719,10 +737,16 @@ def parser() -> argparse.ArgumentParser:
     k.set_defaults(fn=cmd_keys)
 
     au_ = sub.add_parser("auth", help="credentials: dev material, identity tokens, grants")
-    au_.add_argument("action", choices=["init", "issue-token", "grant"])
+    au_.add_argument(
+        "action",
+        choices=["init", "issue-token", "grant"],
+        help="init: dev material; issue-token: a signed identity token; grant: a table",
+    )
     au_.add_argument("--dir", help="auth folder (default CROUPIER_AUTH_DIR or var/auth)")
     au_.add_argument("--subject", help="issue-token: the caller's name")
-    au_.add_argument("--role", choices=["gateway", "auditor", "operator"])
+    au_.add_argument(
+        "--role", choices=["gateway", "auditor", "operator"], help="issue-token: the caller's role"
+    )
     au_.add_argument("--ttl", type=int, default=86_400, help="issue-token: lifetime, seconds")
     au_.add_argument("--issuer-key", help="issue-token: issuer key (default <dir>/issuer.key)")
     au_.add_argument("--table", help="grant: the table")
@@ -744,36 +768,40 @@ def parser() -> argparse.ArgumentParser:
     v.set_defaults(fn=cmd_variants)
 
     r = sub.add_parser("rtp", help="exact probabilities and RTP per spot")
-    r.add_argument("variant")
-    r.add_argument("--places", type=int, default=6)
+    r.add_argument("variant", help="a variant id (see `croupier variants`)")
+    r.add_argument(
+        "--places", type=int, default=6, help="decimal places of the probabilities (default 6)"
+    )
     r.set_defaults(fn=cmd_rtp)
 
     ru = sub.add_parser("rules", help="evaluate or compare hands")
     rs = ru.add_subparsers(dest="action", required=True)
-    ev = rs.add_parser("eval")
-    ev.add_argument("variant")
+    ev = rs.add_parser("eval", help="a complete deal: the outcome as the rules see it (JSON)")
+    ev.add_argument("variant", help="a variant id (see `croupier variants`)")
     ev.add_argument("hands", nargs="+", help="cards, e.g. 'As Td' (one argument per hand)")
-    cp = rs.add_parser("compare")
-    cp.add_argument("variant")
-    cp.add_argument("a")
-    cp.add_argument("b")
+    cp = rs.add_parser("compare", help="two hands: which one wins (JSON)")
+    cp.add_argument("variant", help="a variant id (see `croupier variants`)")
+    cp.add_argument("a", help="the first hand: cards, tiles or dice, e.g. 'As 6d'")
+    cp.add_argument("b", help="the second hand")
     ru.set_defaults(fn=cmd_rules)
 
     f = sub.add_parser("fair", help="provably fair checks")
-    f.add_argument("action", choices=["verify"])
+    f.add_argument(
+        "action", choices=["verify"], help="verify: a revealed seed against its commitment"
+    )
     f.add_argument("--shoe", help="verify a revealed shoe from the store")
-    f.add_argument("--seed")
-    f.add_argument("--commitment")
-    f.add_argument("--client-seed", default="")
-    f.add_argument("--nonce", type=int, default=0)
+    f.add_argument("--seed", help="the revealed server seed (hex)")
+    f.add_argument("--commitment", help="the commitment published before the deal (hex)")
+    f.add_argument("--client-seed", default="", help="the player's client seed (default empty)")
+    f.add_argument("--nonce", type=int, default=0, help="the shoe's nonce (default 0)")
     f.add_argument("--deck", help="e.g. cards52x8")
     f.add_argument("--cards", help="POS:CARD,... e.g. 0:As,1:Td")
     f.set_defaults(fn=cmd_fair)
 
     au = sub.add_parser("audit", help="replay and verify hands, or the whole log")
-    au.add_argument("--hand")
-    au.add_argument("--table")
-    au.add_argument("--variant")
+    au.add_argument("--hand", help="one hand by id, from the store")
+    au.add_argument("--table", help="every hand of this table")
+    au.add_argument("--variant", help="every hand of this variant")
     au.add_argument(
         "--all", action="store_true", help="the whole log: every hand and the checks across them"
     )
@@ -789,7 +817,11 @@ def parser() -> argparse.ArgumentParser:
     au.set_defaults(fn=cmd_audit)
 
     ck = sub.add_parser("checkpoint", help="the transparency log's signed checkpoints")
-    ck.add_argument("action", choices=["key", "publish", "latest", "verify"])
+    ck.add_argument(
+        "action",
+        choices=["key", "publish", "latest", "verify"],
+        help="key: the log's verifier key; publish or latest: a checkpoint; verify OLD NEW",
+    )
     ck.add_argument("old", nargs="?", help="verify: the older checkpoint file")
     ck.add_argument("new", nargs="?", help="verify: the newer checkpoint file")
     ck.add_argument("--dir", help="keys dir holding log.key (default CROUPIER_KEYS_DIR)")
@@ -798,13 +830,17 @@ def parser() -> argparse.ArgumentParser:
     ck.add_argument(
         "--proof", help="verify: consistency proof file (hex hashes) instead of the store"
     )
-    ck.add_argument("-o", "--output")
+    ck.add_argument("-o", "--output", help="publish, latest: write the checkpoint here")
     ck.set_defaults(fn=cmd_checkpoint)
 
     h = sub.add_parser("hand", help="export, replay or describe a hand")
-    h.add_argument("action", choices=["export", "replay", "history"])
+    h.add_argument(
+        "action",
+        choices=["export", "replay", "history"],
+        help="export: a hand with its proofs; replay: audit an export; history: for people",
+    )
     h.add_argument("id", help="hand id (export, history) or file (replay, history)")
-    h.add_argument("-o", "--output")
+    h.add_argument("-o", "--output", help="export: write the export here (default stdout)")
     h.add_argument("--unsigned", action="store_true", help="replay an unsigned hand script")
     h.add_argument("--trust-root", help="pinned root public key (or CROUPIER_TRUST_ROOT)")
     h.add_argument("--keyring", help="replay: a newer signed keyring than the export's")
@@ -817,9 +853,11 @@ def parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser("report", help="money per table and variant on a day, from the ledger")
     rp.add_argument("--day", required=True, help="YYYY-MM-DD in the report's time zone")
-    rp.add_argument("--variant")
-    rp.add_argument("--table")
-    rp.add_argument("--format", choices=["text", "json", "csv"], default="text")
+    rp.add_argument("--variant", help="this variant only")
+    rp.add_argument("--table", help="this table only")
+    rp.add_argument(
+        "--format", choices=["text", "json", "csv"], default="text", help="default text"
+    )
     rp.add_argument("--tz", help="IANA time zone of the day (default CROUPIER_REPORT_TZ or UTC)")
     rp.set_defaults(fn=cmd_report)
     return p
