@@ -239,6 +239,26 @@ def script_opened(
     }
 
 
+def is_script(text: str) -> bool:
+    """Whether ``text`` is an unsigned hand script (one JSON object of
+    :data:`SCRIPT_FORMAT`) rather than a signed export (JSON lines)."""
+    try:
+        d = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(d, dict) and d.get("format") == SCRIPT_FORMAT
+
+
+def is_export(text: str) -> bool:
+    """Whether ``text`` starts like a signed export (its header line)."""
+    first = text.lstrip().split("\n", 1)[0]
+    try:
+        d = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(d, dict) and d.get("kind") == "header" and d.get("format") == FORMAT
+
+
 def load_script(text: str) -> HandScript:
     try:
         d = json.loads(text)

@@ -57,7 +57,16 @@ from croupier.errors import (
     NotationError,
     UnknownKey,
 )
-from croupier.export import HandExport, dump, load, replay_script, signed_by, verify_log
+from croupier.export import (
+    HandExport,
+    dump,
+    is_export,
+    is_script,
+    load,
+    replay_script,
+    signed_by,
+    verify_log,
+)
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
 from croupier.games.registry import variants
@@ -481,6 +490,18 @@ def _export_keys(
     return reg, info
 
 
+def _load_export(path: str) -> HandExport:
+    """A signed export from ``path``; an unsigned hand script is refused in one line that
+    says how to replay it instead."""
+    text = Path(path).read_text(encoding="utf-8")
+    if is_script(text):
+        raise InvalidInput(
+            f"{path} is an unsigned hand script, not a signed export: "
+            f"replay it with `croupier hand replay --unsigned {path}`"
+        )
+    return load(text)
+
+
 def _trust(a: argparse.Namespace) -> Any:
     from croupier_services.keys import TrustedKeys
 
@@ -491,7 +512,7 @@ def cmd_audit(a: argparse.Namespace) -> int:
     key = _log_key(a.log_key)
     held = _held(a.checkpoint, key)
     if a.file:
-        x = load(Path(a.file).read_text(encoding="utf-8"))
+        x = _load_export(a.file)
         registry, keys = _export_keys(x, a.trust_root, a.keyring)
         rep = audit_hand(x.hand_id, x.hand, x.shoe, registry, x.settlement)
         d = {**rep.to_json_dict(), "keys": keys}
@@ -643,11 +664,16 @@ def cmd_hand(a: argparse.Namespace) -> int:
         else:
             sys.stdout.write(text)
         return 0
-    text = Path(a.id).read_text(encoding="utf-8")
     if a.unsigned:
+        text = Path(a.id).read_text(encoding="utf-8")
+        if is_export(text):
+            raise InvalidInput(
+                f"{a.id} is a signed export, not a hand script: "
+                f"replay it without --unsigned (`croupier hand replay {a.id}`)"
+            )
         _json(replay_script(text))
         return 0
-    x = load(text)
+    x = _load_export(a.id)
     registry, keys = _export_keys(x, a.trust_root, a.keyring)
     rep = audit_hand(x.hand_id, x.hand, x.shoe, registry, x.settlement)
     _json(

@@ -485,3 +485,33 @@ def test_a_closed_pipe_ends_quietly() -> None:
     err = p.stderr.read().decode()
     assert p.wait(60) == 141, err
     assert err == ""
+
+
+# --- the wrong kind of hand file --------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [("hand", "replay"), ("audit", "--file")])
+def test_a_hand_script_where_an_export_is_expected_suggests_unsigned(
+    capsys: pytest.CaptureFixture[str], command: tuple[str, str]
+) -> None:
+    rc, out, err = run(capsys, *command, str(EXAMPLE))
+    assert rc == 2 and out == ""
+    assert err.count("\n") == 1
+    assert err == (
+        f"croupier: invalid_input: {EXAMPLE} is an unsigned hand script, not a signed "
+        f"export: replay it with `croupier hand replay --unsigned {EXAMPLE}`\n"
+    )
+
+
+def test_an_export_given_as_a_script_suggests_dropping_unsigned(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    p = signed_export(tmp_path)
+    rc, out, err = run(capsys, "hand", "replay", "--unsigned", str(p))
+    assert rc == 2 and out == "" and err.count("\n") == 1
+    assert "is a signed export, not a hand script: replay it without --unsigned" in err
+    # and a file that is neither is still refused as bad input, in one line
+    junk = tmp_path / "junk.json"
+    junk.write_text('{"a": 1}\n', encoding="utf-8")
+    rc, _, err = run(capsys, "hand", "replay", str(junk))
+    assert rc == 2 and err.startswith("croupier: invalid_input:") and err.count("\n") == 1
