@@ -45,6 +45,7 @@ from croupier.pb.croupier.v1 import (
     settlement_pb2,
     settlement_pb2_grpc,
 )
+from croupier_services import config
 from croupier_services.bots import bets_for, next_move, seat_to_act, theoretical_rtp
 from croupier_services.config import AuthSettings
 from croupier_services.gateway_client import GatewayClient
@@ -347,6 +348,9 @@ async def run_demo(
         metrics_port=metrics_port,
         rule_variants=games,
         auth=AuthSettings.from_env(str(auth_dir.root)),
+        # --keep-running: the replay viewer too (CROUPIER_VIEWER_PORT, else a free port)
+        viewer_port=config.VIEWER_PORT.or_(free_port()) if keep_running else 0,
+        viewer_host=config.VIEWER_HOST.get(),
     )
     await node.start()
     try:
@@ -366,9 +370,17 @@ async def _serve_until_stopped(node: Node) -> None:
         loop.add_signal_handler(sig, node.stop_event.set)
     print(
         f"\nserving until Ctrl-C: gRPC 127.0.0.1:{node.bound_port}"
-        + (f", metrics http://127.0.0.1:{node.metrics_port}/metrics" if node.metrics_port else ""),
+        + (f", metrics http://127.0.0.1:{node.metrics_port}/metrics" if node.metrics_port else "")
+        + (f", replay viewer http://127.0.0.1:{node.viewer.port}/" if node.viewer else ""),
         flush=True,
     )
+    if node.auth is not None:
+        a = Path(node.auth.auth_dir)
+        print(
+            f"credentials in {a}: CA ca.pem, client certificates <role>.pem/.key, identity "
+            "tokens <role>.token (gateway, auditor, operator)",
+            flush=True,
+        )
     await node.wait()
 
 
