@@ -240,7 +240,7 @@ VIEWER_HOST = _s(
 )
 LOG_LEVEL = _c(
     "CROUPIER_LOG_LEVEL",
-    ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"),
+    ("DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL"),
     "logging level",
     upper=True,
     default="INFO",
