@@ -42,6 +42,16 @@ class HandSettlement:
         }
 
     @property
+    def pvp_turnover(self) -> int | None:
+        """For a hand played player against player (the house no participant: no house
+        stake, so no RTP), the money that changed hands: what the losing players paid,
+        in minor units; ``None`` for a hand against the house."""
+        deltas: dict[str, int] = self.record.get("deltas", {})
+        if HOUSE in deltas:
+            return None
+        return sum(-int(d) for d in deltas.values() if int(d) < 0)
+
+    @property
     def idempotency_key(self) -> str:
         return f"settle:{self.hand_id}"
 

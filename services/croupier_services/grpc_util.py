@@ -120,7 +120,8 @@ def error_info(err: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
 
 def rpc(name: str) -> Callable[[Callable[..., Awaitable[T]]], Callable[..., Awaitable[T]]]:
     """Decorate an async servicer method: map library errors to gRPC statuses with the
-    error's message (``reason: message``) and count calls by method and code."""
+    error's message (``reason: message``). Calls are counted by the server interceptor
+    (``grpc_server_handled_total``)."""
 
     def deco(fn: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
         @functools.wraps(fn)
@@ -129,17 +130,14 @@ def rpc(name: str) -> Callable[[Callable[..., Awaitable[T]]], Callable[..., Awai
                 out = await fn(self, request, context)
             except CroupierError as e:
                 code = status_for(e)
-                metrics.GRPC_REQUESTS.labels(name, code.name).inc()
                 await abort(context, code, e.reason, f"{e.reason}: {e.message}", e.details())
                 raise  # unreachable: abort raises
             except grpc.aio.AbortError:
                 raise
             except Exception:
                 log.exception("internal error in %s", name)
-                metrics.GRPC_REQUESTS.labels(name, "INTERNAL").inc()
                 await abort(context, grpc.StatusCode.INTERNAL, "internal", "internal error")
                 raise
-            metrics.GRPC_REQUESTS.labels(name, "OK").inc()
             return out
 
         return wrapper

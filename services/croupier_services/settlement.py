@@ -127,6 +127,8 @@ class SettlementWorker:
         metrics.RAKE.labels(hs.variant).inc(hs.rake)
         metrics.BETS.labels(hs.variant).inc(hs.staked)
         metrics.PAYOUT.labels(hs.variant).inc(hs.returned)
+        if hs.pvp_turnover is not None:
+            metrics.PVP_TURNOVER.labels(hs.variant).inc(hs.pvp_turnover)
 
     async def loop(self, batch: int = 256, *, subscribe: bool = True) -> ConsumerLoop:
         filt = subjects.filter_for("outcome")
