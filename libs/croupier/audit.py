@@ -31,6 +31,7 @@ zero-sum, balances equal to what the hands settled, the transparency log) are
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -48,6 +49,7 @@ from croupier.errors import (
 from croupier.events import Event, Seal, SealVerifier, verify_chain
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
+from croupier.money.record import RECORD_VERSION, RECORD_VERSIONS
 from croupier.settlement import settle_state
 from croupier.signing import KeyRegistry
 from croupier.tlog import merkle, seal_leaf_hash
@@ -220,7 +222,7 @@ def audit_hand(
             )
         rep.checks.append("outcome")
         # 6: settlement
-        hs = settle_state(eng, state)
+        hs = settle_state(eng, state, _record_version(stored))
         rep.settlement = hs.record
         if settled_ev is None or stored is None:
             return rep.fail("not_settled", "hand has no settlement", hand_id, None)
@@ -360,6 +362,18 @@ def effective_commitment(
     if given:
         c = dataclasses.replace(c, client_seed=str(given[0][1]["client_seed"]))
     return c
+
+
+def _record_version(stored: StoredSettlement | None) -> int:
+    """The record version ``stored`` was written with (the current one when there is no
+    stored record or it names none this auditor knows: the comparison then fails)."""
+    if stored is None:
+        return RECORD_VERSION
+    try:
+        version = json.loads(stored.record_bytes).get("record_version")
+    except (ValueError, AttributeError):
+        return RECORD_VERSION
+    return version if isinstance(version, int) and version in RECORD_VERSIONS else RECORD_VERSION
 
 
 def _posting_diff(stored: Sequence[tuple[str, int]], want: Sequence[tuple[str, int]]) -> str:

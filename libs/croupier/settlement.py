@@ -17,6 +17,7 @@ from typing import Any
 from croupier import canonical
 from croupier.errors import MoneyError
 from croupier.games.base import Engine, HandState
+from croupier.money.record import RECORD_VERSION
 
 HOUSE = "house"
 
@@ -39,6 +40,16 @@ class HandSettlement:
             "postings": [[a, n] for a, n in self.postings],
             "rake": self.rake,
         }
+
+    @property
+    def pvp_turnover(self) -> int | None:
+        """For a hand played player against player (the house no participant: no house
+        stake, so no RTP), the money that changed hands: what the losing players paid,
+        in minor units; ``None`` for a hand against the house."""
+        deltas: dict[str, int] = self.record.get("deltas", {})
+        if HOUSE in deltas:
+            return None
+        return sum(-int(d) for d in deltas.values() if int(d) < 0)
 
     @property
     def idempotency_key(self) -> str:
@@ -66,9 +77,13 @@ def postings_for(deltas: Mapping[str, int], rake: int, variant: str) -> tuple[tu
     return out
 
 
-def settle_state(engine: Engine[Any], state: HandState) -> HandSettlement:
+def settle_state(
+    engine: Engine[Any], state: HandState, record_version: int = RECORD_VERSION
+) -> HandSettlement:
+    """``record_version``: the settlement record version to write (the auditor passes
+    the one a hand was recorded with)."""
     result = engine.settle(state)
-    record = result.to_json_dict()
+    record = result.to_json_dict(record_version)
     body = canonical.dumps(record, check=False)  # built by the kernel: ints and strings
     deltas = dict(result.deltas)
     rake = int(result.total_rake)

@@ -33,6 +33,7 @@ from croupier.events import GENESIS, Event, Seal, heads_of, make_event, seal
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
 from croupier.money import RoundingStep, SettlementResult
+from croupier.money.record import RECORD_VERSION
 from croupier.settlement import HandSettlement, settle_state
 from croupier.signing import FileSigner, KeyRegistry, Signer
 
@@ -130,13 +131,14 @@ def append_signed(log: StreamLog, type_: str, signer: Signer, payload: Any, at: 
 
 
 def finish(
-    engine: g.Engine[Any], hand_id: str, dealt: StreamLog
+    engine: g.Engine[Any], hand_id: str, dealt: StreamLog, record_version: int = RECORD_VERSION
 ) -> tuple[StreamLog, HandSettlement]:
     """The rule service's ``hand.outcome`` and the settlement service's ``hand.settled``
-    appended to a dealt hand's log, with the settlement they record."""
+    appended to a dealt hand's log, with the settlement they record (written as record
+    version ``record_version``)."""
     state = engine.replay(hand_id, [(x.type, x.payload) for x in dealt.events])
     with_outcome = append_signed(dealt, g.HAND_OUTCOME, RULES, engine.outcome(state), T0 + 10**6)
-    hs = settle_state(engine, state)
+    hs = settle_state(engine, state, record_version)
     settled = append_signed(
         with_outcome, g.HAND_SETTLED, SETTLEMENT, hs.settled_payload(), T0 + 10**6 + 1
     )
@@ -226,17 +228,18 @@ class DealerRun:
         return str(opened.payload["shoe"])
 
     def finish(
-        self, hand_id: str, log: StreamLog | None = None
+        self, hand_id: str, log: StreamLog | None = None, record_version: int = RECORD_VERSION
     ) -> tuple[StreamLog, HandSettlement]:
         """:func:`finish` on the hand's kept log (or on ``log``, e.g. a forged one)."""
-        return finish(self.engine, hand_id, log or self.stream(hand_id))
+        return finish(self.engine, hand_id, log or self.stream(hand_id), record_version)
 
     def audit(
-        self, hand_id: str, log: StreamLog | None = None
+        self, hand_id: str, log: StreamLog | None = None, record_version: int = RECORD_VERSION
     ) -> tuple[AuditReport, HandSettlement]:
         """Finish the hand's log (or ``log``) and audit it against its shoe and the stored
-        settlement, as the audit service does; returns the report and the settlement."""
-        full, hs = self.finish(hand_id, log)
+        settlement, as the audit service does; returns the report and the settlement.
+        ``record_version``: the settlement record version the hand is recorded with."""
+        full, hs = self.finish(hand_id, log, record_version)
         shoe = self.stream(self.shoe_of(hand_id))
         stored = StoredSettlement(hs.record_bytes, hs.postings)
         return audit_hand(hand_id, full, shoe, REGISTRY, stored), hs

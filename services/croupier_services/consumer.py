@@ -49,7 +49,7 @@ from croupier.events import Event, Seal, SealVerifier, verify_chain
 from croupier.games.base import check_producers
 from croupier.store import EventStore, OutboxItem
 from croupier.store import outbox as ob
-from croupier_services import metrics
+from croupier_services import logs, metrics
 from croupier_services.keys import TrustedKeys
 
 log = logging.getLogger("croupier.consumer")
@@ -311,8 +311,16 @@ class ConsumerLoop:
         for msg in msgs:
             if delivery_count(msg) > 1:
                 metrics.REDELIVERIES.labels(self.service).inc()
+            logs.set_ids()  # nothing of the previous message
             try:
                 m = wire.decode(msg.data)
+                logs.set_ids(
+                    hand_id=m.events[0].stream if m.events else None,
+                    table_id=_table_of(msg.subject),
+                    trace_id=logs.trace_id_of(
+                        (getattr(msg, "headers", None) or {}).get("traceparent")
+                    ),
+                )
                 if not self._known(m):
                     metrics.CONSUMER_UNVERIFIABLE.labels(self.durable).inc()
                     raise Unverifiable(f"hand {m.events[0].stream} is not in this store")
@@ -335,6 +343,7 @@ class ConsumerLoop:
                 continue
             good.append((msg, work))
             done.add(id(msg))
+        logs.set_ids()  # the batch's commit is no one hand's
         if not good:
             self.last_progress = time.monotonic()
             return
@@ -381,6 +390,12 @@ class ConsumerLoop:
         for w in works:
             if w.after_commit is not None:
                 w.after_commit(w)
+
+
+def _table_of(subject: str) -> str | None:
+    """The table id of a ``<prefix>.<kind>.<variant>.<table>`` subject."""
+    parts = subject.split(".", 3)
+    return parts[3] if len(parts) == 4 else None
 
 
 def _printable(text: str) -> str:

@@ -737,7 +737,6 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         if start == "after_seq" and request.after_seq < 0:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "after_seq must be >= 0")
         after = None if start == "from_now" else (request.after_seq if start else 0)
-        metrics.GRPC_REQUESTS.labels("StreamTableEvents", "OK").inc()
         async for pos, e in self.core.feed.follow(table_id, after):
             yield gateway_pb2.StreamTableEventsResponse(event=to_pb(e), cursor=pos)
 

@@ -40,7 +40,7 @@ from croupier.errors import (
     StaleSequence,
     Unauthenticated,
 )
-from croupier_services import metrics
+from croupier_services import logs, metrics
 
 log = logging.getLogger("croupier.grpc")
 
@@ -120,31 +120,52 @@ def error_info(err: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
 
 def rpc(name: str) -> Callable[[Callable[..., Awaitable[T]]], Callable[..., Awaitable[T]]]:
     """Decorate an async servicer method: map library errors to gRPC statuses with the
-    error's message (``reason: message``) and count calls by method and code."""
+    error's message (``reason: message``). Calls are counted by the server interceptor
+    (``grpc_server_handled_total``)."""
 
     def deco(fn: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
         @functools.wraps(fn)
         async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> T:
-            try:
-                out = await fn(self, request, context)
-            except CroupierError as e:
-                code = status_for(e)
-                metrics.GRPC_REQUESTS.labels(name, code.name).inc()
-                await abort(context, code, e.reason, f"{e.reason}: {e.message}", e.details())
-                raise  # unreachable: abort raises
-            except grpc.aio.AbortError:
-                raise
-            except Exception:
-                log.exception("internal error in %s", name)
-                metrics.GRPC_REQUESTS.labels(name, "INTERNAL").inc()
-                await abort(context, grpc.StatusCode.INTERNAL, "internal", "internal error")
-                raise
-            metrics.GRPC_REQUESTS.labels(name, "OK").inc()
-            return out
+            with logs.bind(**_ids_of(request, context)):
+                return await _call(name, fn, self, request, context)
 
         return wrapper
 
     return deco
+
+
+async def _call(
+    name: str,
+    fn: Callable[..., Awaitable[T]],
+    self: Any,
+    request: Any,
+    context: grpc.aio.ServicerContext,
+) -> T:
+    """Run a servicer method, mapping library errors to gRPC statuses."""
+    try:
+        return await fn(self, request, context)
+    except CroupierError as e:
+        code = status_for(e)
+        await abort(context, code, e.reason, f"{e.reason}: {e.message}", e.details())
+        raise  # unreachable: abort raises
+    except grpc.aio.AbortError:
+        raise
+    except Exception:
+        log.exception("internal error in %s", name)
+        await abort(context, grpc.StatusCode.INTERNAL, "internal", "internal error")
+        raise
+
+
+def _ids_of(request: Any, context: grpc.aio.ServicerContext) -> dict[str, str | None]:
+    """The hand and table a request names (its ``hand_id`` / ``table_id`` fields) and the
+    trace id of a W3C ``traceparent`` in the call's metadata, to bind into the logs."""
+    md = getattr(context, "invocation_metadata", None)
+    tp = dict((md() if callable(md) else None) or ()).get("traceparent")
+    return {
+        "hand_id": str(getattr(request, "hand_id", "") or "") or None,
+        "table_id": str(getattr(request, "table_id", "") or "") or None,
+        "trace_id": logs.trace_id_of(tp if isinstance(tp, str) else None),
+    }
 
 
 # -- server construction -------------------------------------------------------------

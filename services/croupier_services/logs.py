@@ -1,12 +1,78 @@
 """Structured logs: one JSON object per line (time, level, logger, message, and any
-``extra={...}`` fields), for log shippers."""
+``extra={...}`` fields), for log shippers.
+
+Ids bound with :func:`bind` (``hand_id``, ``table_id``, ``trace_id``) where a hand is
+handled - a consumer loop's message, a dealer call - ride on every record logged in
+that context (a :class:`contextvars.ContextVar`, so each asyncio task keeps its own)."""
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from types import MappingProxyType
 from typing import Any
+
+BOUND_KEYS = ("hand_id", "table_id", "trace_id")
+_BOUND: ContextVar[Mapping[str, str]] = ContextVar("croupier_log_ids", default=MappingProxyType({}))
+_TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$")
+
+
+def bound() -> dict[str, str]:
+    """The ids bound in the current context."""
+    return dict(_BOUND.get())
+
+
+def set_ids(**ids: str | None) -> None:
+    """Bind ``ids`` (empty ones are left out) for the rest of the current context,
+    replacing whatever was bound (a consumer loop calls it for each message)."""
+    _BOUND.set({k: v for k, v in ids.items() if k in BOUND_KEYS and v})
+
+
+@contextmanager
+def bind(**ids: str | None) -> Iterator[None]:
+    """Bind ``ids`` on top of the current ones for the ``with`` block."""
+    token = _BOUND.set({**_BOUND.get(), **{k: v for k, v in ids.items() if k in BOUND_KEYS and v}})
+    try:
+        yield
+    finally:
+        _BOUND.reset(token)
+
+
+def trace_id_of(traceparent: str | None) -> str | None:
+    """The trace id of a W3C ``traceparent`` header value (None if absent or malformed,
+    or the all-zero invalid id)."""
+    m = _TRACEPARENT.match(traceparent or "")
+    if m is None or set(m.group(1)) == {"0"}:
+        return None
+    return m.group(1)
+
+
+class BoundIds(logging.Filter):
+    """Copies the bound ids onto each record (a record's own ``extra`` wins)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        for k, v in _BOUND.get().items():
+            if not hasattr(record, k):
+                setattr(record, k, v)
+        return True
+
+
+class TextFormatter(logging.Formatter):
+    """``time level logger message`` then the bound ids as ``key=value``."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        ids = " ".join(f"{k}={getattr(record, k)}" for k in BOUND_KEYS if hasattr(record, k))
+        return f"{text} {ids}" if ids else text
+
 
 _STD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
 
@@ -30,11 +96,8 @@ class JsonFormatter(logging.Formatter):
 
 def setup(level: str = "INFO", json_lines: bool = True) -> None:
     handler = logging.StreamHandler()
-    handler.setFormatter(
-        JsonFormatter()
-        if json_lines
-        else logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s")
-    )
+    handler.setFormatter(JsonFormatter() if json_lines else TextFormatter())
+    handler.addFilter(BoundIds())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)

@@ -37,6 +37,11 @@ PAYOUT = Counter(
     "croupier_payout_minor_total", "Returned to players (stake + win), minor units", ["variant"]
 )
 BETS = Counter("croupier_bets_minor_total", "Staked by players, minor units", ["variant"])
+PVP_TURNOVER = Counter(
+    "croupier_pvp_turnover_minor_total",
+    "Player-against-player hands (no house stake): what the losing players paid, minor units",
+    ["variant"],
+)
 TURN_TIMEOUTS = Counter(
     "croupier_turn_timeouts_total",
     "Turns the dealer played automatically after the player timed out",
@@ -53,7 +58,6 @@ GRPC_HANDLING = Histogram(
     ["grpc_service", "grpc_method", "grpc_type"],
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
 )
-GRPC_REQUESTS = Counter("croupier_grpc_requests_total", "gRPC calls", ["method", "code"])
 REDELIVERIES = Counter(
     "croupier_redeliveries_total", "Messages delivered more than once", ["service"]
 )
@@ -172,7 +176,7 @@ BUILD_INFO = Info("croupier_build", "Version of the running Croupier build")
 TURN_SOURCES = ("gateway", "clock")
 """Who decided a turn timed out: the gateway's ExpireTurn call, or the dealer's clock."""
 
-PER_VARIANT = (HANDS_DEALT, HANDS_SETTLED, RAKE, PAYOUT, BETS)
+PER_VARIANT = (HANDS_DEALT, HANDS_SETTLED, RAKE, PAYOUT, BETS, PVP_TURNOVER)
 
 
 def build_version() -> str:

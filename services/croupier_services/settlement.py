@@ -7,6 +7,7 @@ over gRPC."""
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -25,13 +26,16 @@ from croupier.pb.croupier.v1 import settlement_pb2, settlement_pb2_grpc
 from croupier.settlement import HandSettlement, settle_state
 from croupier.signing import Signer
 from croupier.store import EventStore, LedgerTx, Posting
-from croupier_services import metrics
+from croupier_services import logs, metrics
 from croupier_services.consumer import ConsumerLoop, Work
 from croupier_services.grpc_util import rpc
 from croupier_services.keys import TrustedKeys
 from croupier_services.outboxes import relay_for
 
 DURABLE = "settlement"
+
+
+log = logging.getLogger("croupier.settlement")
 
 
 def now_ms() -> int:
@@ -127,6 +131,13 @@ class SettlementWorker:
         metrics.RAKE.labels(hs.variant).inc(hs.rake)
         metrics.BETS.labels(hs.variant).inc(hs.staked)
         metrics.PAYOUT.labels(hs.variant).inc(hs.returned)
+        if hs.pvp_turnover is not None:
+            metrics.PVP_TURNOVER.labels(hs.variant).inc(hs.pvp_turnover)
+        with logs.bind(hand_id=hs.hand_id, table_id=str(w.extra["table"])):
+            log.info(
+                "hand settled",
+                extra={"variant": hs.variant, "rake": hs.rake, "record_hash": hs.record_hash},
+            )
 
     async def loop(self, batch: int = 256, *, subscribe: bool = True) -> ConsumerLoop:
         filt = subjects.filter_for("outcome")

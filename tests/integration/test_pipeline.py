@@ -21,6 +21,13 @@ from croupier_services.runtime import SERVICE_NAMES
 
 from .harness import STACK, VARIANT, Cluster, metric, seed_sequence, wait_subjects
 
+OPEN_HAND_OK = {
+    "grpc_service": "croupier.v1.GatewayService",
+    "grpc_method": "OpenHand",
+    "grpc_type": "unary",
+    "grpc_code": "OK",
+}
+
 pytestmark = pytest.mark.integration
 
 HANDS = 30
@@ -38,7 +45,7 @@ async def test_baccarat_pipeline(cluster: Cluster) -> None:
         "consumed_rules": metric("croupier_events_consumed_total", service="rules"),
         "consumed_settlement": metric("croupier_events_consumed_total", service="settlement"),
         "latency": metric("croupier_settlement_latency_seconds_count", variant=VARIANT),
-        "open_hand_ok": metric("croupier_grpc_requests_total", method="OpenHand", code="OK"),
+        "open_hand_ok": metric("grpc_server_handled_total", **OPEN_HAND_OK),
         "audit_pass": metric("croupier_audit_hands_total", verdict="pass"),
         "audit_pending": metric("croupier_audit_hands_total", verdict="pending_reveal"),
         "mismatches": metric("croupier_audit_mismatches_total"),
@@ -165,7 +172,7 @@ async def test_baccarat_pipeline(cluster: Cluster) -> None:
         == n_events + HANDS
     )
     assert (
-        metric("croupier_grpc_requests_total", method="OpenHand", code="OK")
+        metric("grpc_server_handled_total", **OPEN_HAND_OK)
         - before["open_hand_ok"]
         == HANDS
     )

@@ -213,6 +213,16 @@ def test_money_panels_have_the_demo_figures(prometheus: str) -> None:
     settled = {x["metric"]["variant"]: float(x["value"][1]) for x in r["data"]["result"]}
     for v in GAMES.split(","):
         assert settled.get(v) == HANDS, (v, settled)
+    # every house game's stakes are counted (百人牛牛 included: record version 2), and
+    # only the player-against-player game (炸金花) has a turnover
+    r = _query(prometheus, "sum by (variant) (croupier_bets_minor_total)")
+    bets = {x["metric"]["variant"]: float(x["value"][1]) for x in r["data"]["result"]}
+    for v in ("baccarat", "niuniu.hundred", "blackjack.multi"):
+        assert bets.get(v, 0) > 0, (v, bets)
+    r = _query(prometheus, "sum by (variant) (croupier_pvp_turnover_minor_total)")
+    turnover = {x["metric"]["variant"]: float(x["value"][1]) for x in r["data"]["result"]}
+    assert turnover.get("zhajinhua", 0) > 0, turnover
+    assert all(turnover.get(v, 0) == 0 for v in ("baccarat", "niuniu.hundred")), turnover
 
 
 def test_every_alert_evaluates_and_a_healthy_cluster_is_quiet(prometheus: str) -> None:

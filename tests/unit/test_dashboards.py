@@ -37,6 +37,18 @@ def test_every_series_the_dashboard_and_alerts_query_is_exported() -> None:
     missing = sorted(m for m in used if m not in have)
     assert not missing, missing
     assert "croupier_turn_timeouts_total" in used
+    assert "croupier_pvp_turnover_minor_total" in used
+
+
+def test_player_against_player_games_get_turnover_and_rake_never_an_rtp() -> None:
+    dash = json.loads((ROOT / "grafana/dashboards/croupier-overview.json").read_text())
+    for p in dash["panels"]:
+        exprs = " ".join(t["expr"] for t in p.get("targets", []))
+        if "croupier_pvp_turnover_minor_total" in exprs:
+            assert "RTP" not in p["title"] and "payout" not in exprs, p["title"]
+    titles = {p["title"] for p in dash["panels"]}
+    assert "Player-against-player turnover per minute by variant" in titles
+    assert "Player-against-player rake / turnover (time range)" in titles
 
 
 def test_variant_children_exist_at_zero_before_the_first_hand() -> None:
@@ -52,6 +64,7 @@ def test_variant_children_exist_at_zero_before_the_first_hand() -> None:
         "croupier_rake_minor_total",
         "croupier_bets_minor_total",
         "croupier_payout_minor_total",
+        "croupier_pvp_turnover_minor_total",
     ):
         assert f'{name}{{variant="never.played"}} 0.0' in text, name
     assert 'croupier_turn_timeouts_total{source="clock",variant="never.played"} 0.0' in text

@@ -16,13 +16,16 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import TypeAlias
 
-from croupier.errors import MoneyError
+from croupier.errors import InvalidInput, MoneyError
 from croupier.money.units import fraction_text
 
 JsonValue: TypeAlias = int | str | list["JsonValue"] | dict[str, "JsonValue"]
 JsonDict: TypeAlias = dict[str, JsonValue]
 
-RECORD_VERSION = 1
+RECORD_VERSION = 2
+"""Version 2 lists ``staked``/``returned`` for the stake-based hands whose loss can
+exceed the stake (百人牛牛, 百人三公, 二八杠); version 1 left them empty there."""
+RECORD_VERSIONS: frozenset[int] = frozenset({1, 2})
 """Bumped whenever the record's shape or any rule's arithmetic changes."""
 
 
@@ -375,7 +378,9 @@ class SettlementResult:
     participant's net, their payments are under the spot ``"net"``; the liability step
     holds the nets). ``pots``: side pots (poker-style hands only).
     ``staked`` / ``returned``: stakes put in and gross amounts paid back, per
-    participant (for stake-based games; empty otherwise).
+    participant (for stake-based games; empty otherwise). ``stakes_since``: the first
+    record version that lists them for this kind of hand (2 where a multiplied loss can
+    exceed the stake - 百人牛牛, 百人三公, 二八杠 - recorded empty under version 1).
     """
 
     hand_id: str
@@ -388,6 +393,7 @@ class SettlementResult:
     pots: tuple[PotRecord, ...] = ()
     staked: Mapping[str, int] = field(default_factory=lambda: _frozen_map({}))
     returned: Mapping[str, int] = field(default_factory=lambda: _frozen_map({}))
+    stakes_since: int = 1
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "deltas", _frozen_map(self.deltas))
@@ -406,18 +412,25 @@ class SettlementResult:
         """The final delta of ``participant`` (0 if absent)."""
         return self.deltas.get(participant, 0)
 
-    def to_json_dict(self) -> JsonDict:
+    def to_json_dict(self, version: int = RECORD_VERSION) -> JsonDict:
         """The record as ``int``/``str``/``list``/``dict`` only; exact fractions are
-        ``"num/den"``. Keys are stable; serialise canonically (sorted keys) to compare."""
+        ``"num/den"``. Keys are stable; serialise canonically (sorted keys) to compare.
+        ``version``: the record version to write (the auditor rebuilds a hand's record
+        with the version it was recorded with)."""
+        if version not in RECORD_VERSIONS:
+            raise InvalidInput(f"unknown settlement record version {version!r}")
+        listed = version >= self.stakes_since
+        staked = self.staked if listed else {}
+        returned = self.returned if listed else {}
         return {
-            "record_version": RECORD_VERSION,
+            "record_version": version,
             "hand_id": self.hand_id,
             "participants": list(self.participants),
             "deltas": {p: self.deltas[p] for p in self.participants},
             "rake": {p: self.rake[p] for p in self.participants},
             "total_rake": self.total_rake,
-            "staked": {p: v for p, v in self.staked.items()},
-            "returned": {p: v for p, v in self.returned.items()},
+            "staked": {p: v for p, v in staked.items()},
+            "returned": {p: v for p, v in returned.items()},
             "spots": [s.to_json_dict() for s in self.spots],
             "pots": [p.to_json_dict() for p in self.pots],
             "steps": [s.to_json_dict() for s in self.steps],

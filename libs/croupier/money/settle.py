@@ -282,11 +282,15 @@ def settle(
     unit: int = 1,
     hand_id: str = "",
     source: str = "",
+    staked: Mapping[str, int] | None = None,
 ) -> SettlementResult:
     """Settle a hand given as claims. ``participants`` in seat order (it fixes the order
     of the record and of the odd-unit rule); ``unit`` is the rounding step in minor
     units (1, or :data:`~croupier.money.units.MINOR_PER_POINT` where a seed truncates to
-    whole points); ``source`` names the seed formula that produced the claims."""
+    whole points); ``source`` names the seed formula that produced the claims.
+    ``staked``: for stake-based hands, each bettor's total stake; the result then lists
+    it and ``returned`` (stake plus net before rake, negative where a multiplied loss
+    exceeds the stake), recorded from record version 2 on."""
     order = _check_participants(participants)
     if isinstance(unit, bool) or not isinstance(unit, int) or unit < 1:
         raise InvalidInput("rounding unit must be an int >= 1")
@@ -344,9 +348,24 @@ def settle(
     owed = {key: a.numerator * (exact_of.scale // a.denominator) for key, a in grouped.items()}
     rounding, nets, spot_totals = _round(owed, exact_of, unit, order)
     steps.append(rounding)
-    return _result(
-        steps, nets, spot_totals, rake=rake, order=order, hand_id=hand_id, carried=carried
+    if staked is not None:
+        for who, amount in staked.items():
+            if who not in order:
+                raise InvalidInput(f"{who!r} is not a participant")
+            non_negative(amount, "stake")
+    result = _result(
+        steps,
+        nets,
+        spot_totals,
+        rake=rake,
+        order=order,
+        hand_id=hand_id,
+        carried=carried,
+        staked=None if staked is None else dict(staked),
     )
+    if staked is None:
+        return result
+    return dataclasses.replace(result, stakes_since=2)
 
 
 class _Exact(dict[int, Fraction]):

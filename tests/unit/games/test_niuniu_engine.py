@@ -413,6 +413,26 @@ def test_hundred_against_the_system_bank() -> None:
     # p1: +10 x 1000 - 5 x 500 = 7500, rake 375; p2: +8 x 2000 - 5 x 100 = 15500, rake 775
     assert r.deltas == {"p1": 7125, "p2": 14725, HOUSE: -23000}
     assert r.rake[HOUSE] == 0 and r.total_rake == 1150
+    # record version 2 lists the stakes and stake plus net before rake (000_d16ad353ba467b8a
+    # .txt, 百人牛牛游戏规则, 派彩): p1 staked 1000 + 500, returned 1500 + 7500; p2 staked
+    # 2000 + 100, returned 2100 + 15500. The players' gain is the system bank's loss.
+    assert r.staked == {"p1": 1500, "p2": 2100}
+    assert r.returned == {"p1": 9000, "p2": 17600}
+    assert sum(r.returned.values()) - sum(r.staked.values()) == -r.deltas[HOUSE]
+    rec = r.to_json_dict()
+    assert rec["record_version"] == 2 and rec["staked"] == {"p1": 1500, "p2": 2100}
+    assert r.to_json_dict(1)["staked"] == {} and r.to_json_dict(1)["returned"] == {}
+
+
+def test_hundred_loss_beyond_the_stake_is_a_negative_return() -> None:
+    e = eng("niuniu.hundred")
+    _, st = script_hand(
+        e, opened(e.variant, seats(BIG, BIG)), cards=HUNDRED_CARDS, bets=[(1, "lu", 1000)]
+    )
+    r = e.settle(st)
+    # 百人牛牛游戏规则, 派彩: a losing spot pays the banker's multiple (5 here), 5 x 1000
+    assert r.staked == {"p1": 1000} and r.returned == {"p1": 1000 - 5000}
+    assert sum(r.returned.values()) - sum(r.staked.values()) == -r.deltas[HOUSE]
 
 
 def test_hundred_multiplier_limited_by_a_short_balance() -> None:

@@ -91,6 +91,7 @@ def test_hundred_hands_through_the_dealer_settle_and_audit() -> None:
     run = Run("sangong.hundred")
     rng = random.Random(5)
     hands = []
+    stakes = []
     for _ in range(6):
         bets = [
             (s, rng.choice(SPOTS), rng.randint(1, 50) * 100) for s in (1, 2, 3) for _ in range(2)
@@ -98,12 +99,18 @@ def test_hundred_hands_through_the_dealer_settle_and_audit() -> None:
         hand = run.open(seats(3, [10**7, 10**7, 20_000]), bets)
         assert sg(hand).closed  # no decisions: dealt, opened and closed with the betting
         hands.append(hand)
+        stakes.append(sum(a for _, _, a in bets))
     settled = audit_all(run, hands)
-    for hand, hs in zip(hands, settled, strict=True):
+    for hand, hs, staked in zip(hands, settled, stakes, strict=True):
         types = [x.type for x in run.stream(hand.hand_id).events]
         assert types.count(g.CARD_DEALT) == 1 and types.count(g.CARDS_REVEALED) == 5
         assert g.DICE_ROLLED not in types
-        assert hs.staked == hs.returned == 0  # no gross return: a loss may exceed the stake
+        # record version 2: stakes and stake-plus-net per player (below zero where a
+        # multiplied loss exceeds the stake); the players' gain is the house's loss
+        rec = hs.record
+        assert rec["record_version"] == 2 and hs.staked == staked
+        assert sum(rec["staked"].values()) == staked
+        assert sum(rec["returned"].values()) - staked == -rec["deltas"]["house"]
 
 
 @pytest.mark.parametrize("variant", ["sangong.grab", "sangong.classic"])
@@ -238,3 +245,18 @@ def test_hidden_cards_stay_hidden_until_turned_up() -> None:
     assert all(c["card"] in view.payload_json for c in mine)
     public = next(pb for pb in redact(before_reveal, None) if pb.hash == events[k].hash)
     assert not any(c["card"] in public.payload_json for c in mine)
+
+
+def test_a_hundred_hand_recorded_under_record_version_1_still_audits() -> None:
+    """Version 1 recorded 百人三公 with empty ``staked``/``returned``; the auditor rebuilds
+    a hand's record with the version it was recorded with, so such hands still pass."""
+    run = Run("sangong.hundred")
+    hand = run.open(seats(2, [10**7, 10**7]), [(1, "east", 1000), (2, "west", 500)])
+    rep, hs = run.audit(hand.hand_id, record_version=1)
+    assert rep.verdict is Verdict.PASS, rep.to_json_dict()
+    assert hs.record["record_version"] == 1
+    assert hs.record["staked"] == {} and hs.record["returned"] == {}
+    rep2, hs2 = run.audit(hand.hand_id)
+    assert rep2.verdict is Verdict.PASS, rep2.to_json_dict()
+    assert hs2.record["staked"] == {"p1": 1000, "p2": 500}
+    assert hs2.record_bytes != hs.record_bytes

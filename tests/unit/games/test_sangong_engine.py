@@ -146,8 +146,14 @@ def test_hundred_settlement_multipliers_and_rake() -> None:
     assert r.deltas == {"p1": 1900, "p2": 380, HOUSE: -2400}
     assert r.rake == {"p1": 100, "p2": 20, HOUSE: 0}
     assert sum(r.deltas.values()) + r.total_rake == 0
-    # a loss can exceed the stake (-2x here): no gross return to list
-    assert r.staked == {} and r.returned == {}
+    # record version 2 lists stakes and stake plus net before rake (000_d16ad353ba467b8a.txt,
+    # 百人三公游戏规则, 游戏流程 4) 结算): p1 staked 1000 + 500 = 1500, returned 1500 + 2000;
+    # p2 staked 200 + 300 = 500, returned 500 + 400. Their gain is the house's loss.
+    assert r.staked == {"p1": 1500, "p2": 500}
+    assert r.returned == {"p1": 3500, "p2": 900}
+    assert sum(r.returned.values()) - sum(r.staked.values()) == -r.deltas[HOUSE]
+    assert r.to_json_dict()["staked"] == {"p1": 1500, "p2": 500}
+    assert r.to_json_dict(1)["staked"] == {} and r.to_json_dict(1)["returned"] == {}
     assert {(s.participant, s.spot): s.amount for s in r.spots if s.participant != HOUSE} == {
         ("p1", "east"): 3000,
         ("p1", "west"): -1000,

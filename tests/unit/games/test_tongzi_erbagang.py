@@ -368,6 +368,14 @@ def test_money_one_to_one_with_five_percent_on_each_won_comparison() -> None:
     assert r.deltas == {"p1": 285, "p2": -610, "p3": 475, "p4": -200}
     assert r.total_rake == 15 + 25 + 10
     assert sum(r.deltas.values()) + r.total_rake == 0
+    # record version 2: each player's stake is base x bet (000_d16ad353ba467b8a.txt, 二八杠,
+    # 下注: 本局底注的倍数; the banker stakes none) and returned is stake plus net before
+    # rake (赔付规则: 赔率 1:1): 300 + 300, 500 + 500, 200 - 200
+    assert r.staked == {"p1": 300, "p3": 500, "p4": 200}
+    assert r.returned == {"p1": 600, "p3": 1000, "p4": 0}
+    # the players' gain is the bank's loss before its rake: -(-610 + 10)
+    bank_net = r.deltas["p2"] + r.rake["p2"]
+    assert sum(r.returned.values()) - sum(r.staked.values()) == -bank_net == 600
     # 通杀: 5% of each comparison, 15 + 25 + 10, as much as 5% of the net 1000
     h2 = full(
         grabs={1: 0, 2: 20, 3: 0, 4: 0},

@@ -331,7 +331,8 @@ def test_result_maps_are_read_only_and_records_are_stable() -> None:
     assert r.delta("zzz") == 0
     d = r.to_json_dict()
     walk(d)
-    assert d["record_version"] == 1
+    assert d["record_version"] == 2
+    assert r.to_json_dict(1)["record_version"] == 1
     steps = d["steps"]
     assert isinstance(steps, list)
     theo = steps[0]

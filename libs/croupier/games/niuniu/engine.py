@@ -838,6 +838,7 @@ class NiuniuEngine(g.Engine[NiuniuState]):
             rake=self._rake(frozenset({HOUSE})),
             hand_id=st.hand_id,
             source=SOURCE_HUNDRED,
+            staked=_stakes_by_player(st.seats, st.bets),
         )
 
     def carry(self, st: NiuniuState) -> dict[str, Any]:
@@ -934,3 +935,14 @@ class NiuniuEngine(g.Engine[NiuniuState]):
             )
             lines += [f"  {k:<24}{float(v):.{places}f}" for k, v in rtp.items()]
         return "\n".join(lines)
+
+
+def _stakes_by_player(
+    seats: Mapping[int, Any], bets: Mapping[tuple[int, str], int]
+) -> dict[str, int]:
+    """Each bettor's total stake over the spots, bettors in seat order."""
+    out: dict[str, int] = {}
+    for (seat, _spot), amount in sorted(bets.items()):
+        player = seats[seat].player
+        out[player] = out.get(player, 0) + amount
+    return out

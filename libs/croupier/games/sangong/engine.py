@@ -735,9 +735,9 @@ class SangongEngine(g.Engine[SangongState]):
         A loss can be several times the stake, which :func:`~croupier.money.
         settle_against_house` cannot carry (a ``Wager`` loses at most its stake), so the
         claims go through :func:`~croupier.money.settle`, the house as the counterparty
-        and exempt from rake, as ``settle_against_house`` has it. For the same reason
-        the result lists no ``staked``/``returned``: what a player gets back can be
-        less than nothing (stake plus a win of -5x), which is no gross return."""
+        and exempt from rake, as ``settle_against_house`` has it. ``staked`` lists each
+        player's stakes and ``returned`` stake plus net, which is below zero where a
+        loss of several stakes (-5x) exceeds the stake (record version 2 on)."""
         banker = self.hand_of(st, BANKER)
         hands = {spot: self.hand_of(st, spot) for spot in SPOTS}
         claims: list[Claim] = []
@@ -755,12 +755,17 @@ class SangongEngine(g.Engine[SangongState]):
                 m = limit_multiplier(h.multiplier, limit)
                 claims.append(Claim(HOUSE, player, amount, (m,), spot))
         policy = rake.with_exempt(HOUSE)
+        staked: dict[str, int] = {}
+        for (seat_no, _spot), amount in st.bets.items():
+            player = st.seats[seat_no].player
+            staked[player] = staked.get(player, 0) + amount
         return settle(
             claims,
             participants=[*players, HOUSE],
             rake=policy,
             hand_id=st.hand_id,
             source=SOURCE_HUNDRED,
+            staked={p: staked[p] for p in players},
         )
 
     # -- bare hands and odds ---------------------------------------------------------------

@@ -392,6 +392,8 @@ class ErbagangEngine(g.Engine[ErbagangState]):
             rake=self.rake,
             hand_id=st.hand_id,
             source=self.source,
+            # each player's stake is base x their bet multiple; the banker stakes none
+            staked={st.seats[r.seat].player: self.base * r.multiple for r in self.results(st)},
         )
 
     # -- bare hands and odds ---------------------------------------------------------------
