@@ -49,9 +49,12 @@ class SettlementWorker:
         first, last = m.events[0], m.events[-1]
         if first.type != g.HAND_OPENED or last.type != g.HAND_OUTCOME:
             raise RuleViolation("expected a hand ending in hand.outcome", reason="no_outcome")
-        variant = str(first.payload["variant"])
+        payloads = [e.payload for e in m.events]  # parsed once here, not per use
+        variant, table = str(payloads[0]["variant"]), str(payloads[0]["table"])
         eng = engine_for(variant)
-        state = eng.replay(first.stream, [(e.type, e.payload) for e in m.events])
+        state = eng.replay(
+            first.stream, [(e.type, p) for e, p in zip(m.events, payloads, strict=True)]
+        )
         eng.close_check(state)
         if canonical.dumps(eng.outcome(state), check=False) != last.payload_bytes:
             raise RuleViolation("outcome differs from the replay", reason="outcome_mismatch")
@@ -68,7 +71,6 @@ class SettlementWorker:
         closed_at = max(
             (s.sealed_at_ms for s in m.seals if s.producer == "dealer"), default=now_ms()
         )
-        table = str(first.payload["table"])
         return Work(
             events=[ev],
             publish=(
