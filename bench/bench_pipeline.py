@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bench_pipeline.py [--hands 5000] [--tables 50] [--players 8]
         [--group 50] [--nats-url nats://127.0.0.1:4222] [--database-url sqlite:///...]
+        [--all-variants]
 
 The dealer runs in this process and drives hands through :class:`DealerCore` (the same
 code the gRPC servicer calls, without the RPC hop), committing ``--group`` hands per
@@ -61,7 +62,13 @@ async def drive(
         "CROUPIER_LOG_LEVEL": "WARNING",
     }
     exe = str(Path(sys.executable).parent / "croupier")
-    procs = [subprocess.Popen([exe, "serve", role], env=env) for role in ("rules", "settlement")]
+    # the rule service serves the benchmarked variant only (its consumers of the other
+    # variants would poll for nothing), unless --all-variants
+    only = [] if args.all_variants else ["--variant", "baccarat"]
+    procs = [
+        subprocess.Popen([exe, "serve", "rules", *only], env=env),
+        subprocess.Popen([exe, "serve", "settlement"], env=env),
+    ]
     try:
         core = DealerCore(
             Dealer(signers["dealer"], signers["gateway"], clock_ms=now_ms),
@@ -165,6 +172,11 @@ def main() -> None:
     p.add_argument("--group", type=int, default=50)
     p.add_argument("--nats-url")
     p.add_argument("--database-url")
+    p.add_argument(
+        "--all-variants",
+        action="store_true",
+        help="the rule service serves every variant (default: baccarat only)",
+    )
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="croupier-bench-") as d:
         db_url = args.database_url or f"sqlite:///{d}/bench.sqlite"

@@ -406,13 +406,18 @@ class Dealer:
             raise BetRejected(f"malformed bet: {e}", reason="malformed") from e
         if not items:
             raise BetRejected("no bets given", reason="empty")
-        # All-or-nothing: validate the whole list on a scratch replay first.
-        scratch = copy.deepcopy(hand.state)
+        # All-or-nothing without copying the state: apply the bets to the live state
+        # (each checked against the bets before it); if one is refused, or the client
+        # seed is, rebuild the state from the hand's events, which hold none of them.
+        try:
+            for it in items:
+                eng.step(hand.state, g.BET_PLACED, it)
+            b = self.give_client_seed(hand_id, client_seed) if client_seed else Batch()
+        except BaseException:
+            hand.state = eng.replay(hand.hand_id, [(e.type, e.payload) for e in hand.events])
+            raise
         for it in items:
-            eng.step(scratch, g.BET_PLACED, it)
-        b = self.give_client_seed(hand_id, client_seed) if client_seed else Batch()
-        for it in items:
-            self._append(hand, self.gateway, g.BET_PLACED, it)
+            hand.writer.append(self.gateway, g.BET_PLACED, it)
         b.extend(self._flush(hand, self.gateway))
         return b
 

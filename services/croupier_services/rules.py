@@ -46,11 +46,14 @@ class RulesService:
             raise RuleViolation("message does not start with hand.opened", reason="no_open")
         if last.type != g.HAND_CLOSED:
             raise RuleViolation("hand is not closed", reason="not_closed")
-        variant = str(first.payload["variant"])
+        payloads = [e.payload for e in m.events]  # parsed once here, not per use
+        variant, table = str(payloads[0]["variant"]), str(payloads[0]["table"])
         if variant not in self.variants:
             raise RuleViolation(f"variant {variant} is not served here", reason="wrong_variant")
         eng = engine_for(variant)
-        state = eng.replay(first.stream, [(e.type, e.payload) for e in m.events])
+        state = eng.replay(
+            first.stream, [(e.type, p) for e, p in zip(m.events, payloads, strict=True)]
+        )
         outcome = eng.outcome(state)
         ev = make_event(
             first.stream,
@@ -61,7 +64,6 @@ class RulesService:
             last.hash,
             outcome,
         )
-        table = str(first.payload["table"])
         return Work(
             events=[ev],
             publish=(

@@ -18,14 +18,14 @@ from croupier import canonical
 from croupier.bus import subjects, wire
 from croupier.bus.jetstream import Bus
 from croupier.bus.relay import OutboxRelay
-from croupier.errors import InvalidInput, NotFound, RuleViolation
+from croupier.errors import InvalidInput, RuleViolation
 from croupier.events import heads_of, make_event, seal
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
 from croupier.pb.croupier.v1 import settlement_pb2, settlement_pb2_grpc
 from croupier.settlement import HandSettlement, settle_state
 from croupier.signing import Signer
-from croupier.store import EventStore, LedgerTx, Posting
+from croupier.store import EventStore, LedgerTx, Posting, Settlement
 from croupier_services import logs, metrics
 from croupier_services.consumer import ConsumerLoop, Work
 from croupier_services.grpc_util import rpc
@@ -53,9 +53,12 @@ class SettlementWorker:
         first, last = m.events[0], m.events[-1]
         if first.type != g.HAND_OPENED or last.type != g.HAND_OUTCOME:
             raise RuleViolation("expected a hand ending in hand.outcome", reason="no_outcome")
-        variant = str(first.payload["variant"])
+        payloads = [e.payload for e in m.events]  # parsed once here, not per use
+        variant, table = str(payloads[0]["variant"]), str(payloads[0]["table"])
         eng = engine_for(variant)
-        state = eng.replay(first.stream, [(e.type, e.payload) for e in m.events])
+        state = eng.replay(
+            first.stream, [(e.type, p) for e, p in zip(m.events, payloads, strict=True)]
+        )
         eng.close_check(state)
         if canonical.dumps(eng.outcome(state), check=False) != last.payload_bytes:
             raise RuleViolation("outcome differs from the replay", reason="outcome_mismatch")
@@ -72,7 +75,6 @@ class SettlementWorker:
         closed_at = max(
             (s.sealed_at_ms for s in m.seals if s.producer == "dealer"), default=now_ms()
         )
-        table = str(first.payload["table"])
         return Work(
             events=[ev],
             publish=(
@@ -91,31 +93,43 @@ class SettlementWorker:
         at = now_ms()
         s = seal(self.signer, heads_of(events), at)
         tx.append(events, [s])
-        for w in works:
-            hs: HandSettlement = w.extra["hs"]
-            try:
-                tx.get_settlement(hs.hand_id)
-                w.extra["new"] = False  # a redelivery: the writes below are no-ops
-            except NotFound:
-                w.extra["new"] = True
-            tx_id = tx.post(
+        # One lookup, one ledger insert and one settlements insert for the whole
+        # batch; each is idempotent on the hand id, so a redelivered hand (in this batch
+        # or an earlier one) settles exactly once. If the batch is refused, the consumer
+        # loop commits its messages one by one and dead-letters only the bad one.
+        settled = [w.extra["hs"] for w in works]
+        stored = tx.get_settlements([hs.hand_id for hs in settled])
+        seen: set[str] = set(stored)
+        for w, hs in zip(works, settled, strict=True):
+            w.extra["new"] = hs.hand_id not in seen  # a redelivery: counted once
+            seen.add(hs.hand_id)
+        tx_ids = tx.post_many(
+            [
                 LedgerTx(
                     idempotency_key=hs.idempotency_key,
                     hand_id=hs.hand_id,
                     postings=tuple(Posting(a, n) for a, n in hs.postings),
                     memo={"variant": hs.variant, "record_hash": hs.record_hash},
-                ),
-                at_ms=at,
-            )
-            tx.put_settlement(
-                hand_id=hs.hand_id,
-                variant=hs.variant,
-                table_id=w.extra["table"],
-                tx_id=tx_id,
-                record=hs.record_bytes,
-                record_hash=hs.record_hash,
-                settled_at_ms=at,
-            )
+                )
+                for hs in settled
+            ],
+            at_ms=at,
+        )
+        tx.put_settlements(
+            [
+                Settlement(
+                    hand_id=hs.hand_id,
+                    variant=hs.variant,
+                    table_id=w.extra["table"],
+                    tx_id=tx_id,
+                    record=hs.record_bytes,
+                    record_hash=bytes.fromhex(hs.record_hash),
+                    settled_at_ms=at,
+                )
+                for w, hs, tx_id in zip(works, settled, tx_ids, strict=True)
+            ]
+        )
+        for w in works:
             assert w.publish is not None
             subj, kind, evs, _, mid = w.publish
             w.publish = (subj, kind, evs, [s], mid)

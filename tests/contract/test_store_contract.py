@@ -783,3 +783,33 @@ def test_concurrent_identical_posts_are_idempotent(store: Store) -> None:
     t.join(timeout=30)
     assert got == [first]
     assert store.balance("player:alice") == -100
+
+
+def test_batch_settlement_is_idempotent_by_hand(store: Store) -> None:
+    """One ledger insert and one settlements insert for a batch: a hand twice in the
+    batch, or again in a later batch, is written once; one lookup finds what is stored."""
+
+    def batch(hands: list[str], at: int) -> tuple[dict[str, Settlement], list[int]]:
+        with store.transaction() as uow:
+            stored = uow.get_settlements(hands)
+            ids = uow.post_many([settle_tx(h) for h in hands], at)
+            uow.put_settlements(
+                [
+                    Settlement.build(h, "baccarat", "t1", i, {"hand": h}, at)
+                    for h, i in zip(hands, ids, strict=True)
+                ]
+            )
+        return stored, ids
+
+    stored, ids = batch(["h1", "h2", "h1"], 10)
+    assert stored == {} and ids[0] == ids[2] != ids[1]
+    assert store.count_settlements() == 2 and len(store.list_transactions()) == 2
+    stored, ids2 = batch(["h2", "h3", "h1"], 20)
+    assert set(stored) == {"h1", "h2"} and stored["h1"].settled_at_ms == 10
+    assert ids2[0] == ids[1] and ids2[2] == ids[0]
+    assert store.count_settlements() == 3 and len(store.list_transactions()) == 3
+    assert store.get_settlement("h2").settled_at_ms == 10  # the first time stays
+    assert store.balances()["rake:baccarat"] == 15
+    with store.transaction() as uow:
+        assert uow.get_settlements([]) == {}
+        assert set(uow.get_settlements(["h3", "h9", "h3"])) == {"h3"}

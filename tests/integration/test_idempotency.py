@@ -10,8 +10,10 @@ import asyncio
 
 import pytest
 
+from croupier.errors import NotFound
 from croupier.games import base as g
 from croupier.pb.croupier.v1 import gateway_pb2
+from croupier.store import LedgerTx, Outbox, Posting
 
 from .harness import VARIANT, Cluster, FakeMsg, all_stream_messages, metric, subject_counts
 
@@ -151,3 +153,58 @@ async def test_running_consumers_settle_a_republished_hand_once(cluster: Cluster
     assert len(c.store.list_transactions()) == 1
     await c.flush()
     assert await subject_counts(c.bus) == {"hand": 4, "outcome": 1, "settled": 1}
+
+
+async def test_settlement_batches_settle_each_hand_once(idle_cluster: Cluster) -> None:
+    """The settlement service writes a whole batch with one ledger insert and one
+    settlements insert: the same hand twice in one batch, or again in a later batch,
+    settles once; a hand the store refuses is dead-lettered without losing the others."""
+    c = idle_cluster
+    c.fix_seeds("settle-batches")
+    table = await c.open_table("batch")
+    hids = [await c.play_hand(table, bets=BETS) for _ in range(4)]
+    await c.flush()
+    await c.rules_loop.process(await c.rules_loop.consumer.fetch(10, timeout_s=2))
+    await c.flush()
+    outcomes = await c.settlement_loop.consumer.fetch(10, timeout_s=2)
+    assert len(outcomes) == 4
+    by_hand = {m.headers["Nats-Msg-Id"].removeprefix("outcome:"): m for m in outcomes}  # type: ignore[index]
+    o = [by_hand[h] for h in hids]
+    # hand 3 already has another settle transaction: the store refuses its settlement
+    c.store.post(
+        LedgerTx(
+            idempotency_key=f"settle:{hids[2]}",
+            hand_id=hids[2],
+            postings=(Posting("player:x", 1), Posting("house:baccarat", -1)),
+        ),
+        1,
+    )
+    settled0 = metric("croupier_hands_settled_total", variant=VARIANT)
+    twice = FakeMsg(o[0].data, o[0].subject)
+    await c.settlement_loop.process([o[0], twice, o[1], o[2]])  # one batch
+    assert (twice.acks, twice.terms) == (1, 0)
+    assert c.store.count_settlements() == 2
+    for h in hids[:2]:
+        assert _types(c, h).count(g.HAND_SETTLED) == 1
+        assert [t.kind for t in c.store.transactions_for(h)] == ["settle"]
+    (dead,) = Outbox(c.store.engine).dead_letters("settlement")
+    assert dead.payload == o[2].data and dead.reason
+    with pytest.raises(NotFound):
+        c.store.get_settlement(hids[2])
+    assert g.HAND_SETTLED not in _types(c, hids[2])
+    balances = c.store.balances()
+    first = c.store.get_settlement(hids[0])
+
+    # across batches: hand 1 again next to hand 4
+    again = FakeMsg(o[0].data, o[0].subject, num_delivered=2)
+    await c.settlement_loop.process([again, o[3]])
+    assert (again.acks, again.terms) == (1, 0)
+    assert c.store.count_settlements() == 3
+    assert _types(c, hids[0]).count(g.HAND_SETTLED) == 1
+    assert [t.kind for t in c.store.transactions_for(hids[0])] == ["settle"]
+    assert c.store.get_settlement(hids[0]) == first
+    moved = {a: n - balances.get(a, 0) for a, n in c.store.balances().items()}
+    fourth = {p.account: p.amount for p in c.store.transaction_for(hids[3]).postings}
+    assert {a: n for a, n in moved.items() if n} == {a: n for a, n in fourth.items() if n}
+    assert len(Outbox(c.store.engine).dead_letters("settlement")) == 1
+    assert metric("croupier_hands_settled_total", variant=VARIANT) - settled0 == 3

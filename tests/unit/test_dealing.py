@@ -4,6 +4,7 @@ committed shuffle, the cut card, reveals, and its errors."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import itertools
 from collections.abc import Iterable, Iterator
@@ -279,6 +280,40 @@ def test_place_bets_is_all_or_nothing(h: Harness) -> None:
     b = h.keep(h.d.place_bets(hid, [good, good]))
     assert [e.seq for e in b.events] == [1, 2]
     assert hand.state.total_staked == 2000
+    h.keep(h.d.close_betting(hid))
+    check_stream(h.events(hid), h.seals())
+
+
+def test_a_refused_multi_bet_call_changes_nothing(h: Harness) -> None:
+    """The bets are checked on the live state (no copy of it): a refused call, by a bet
+    or by the client seed given with them, leaves the state, the log and the writer as
+    they were, and the hand plays on."""
+    hid = h.open_hand()
+    h.keep(h.d.place_bets(hid, [{"seat": 1, "spot": "banker", "amount": 1000}]))
+    hand = h.d.hand(hid)
+    snap = copy.deepcopy(hand.state)
+    before = (list(hand.events), list(hand.seals), hand.writer.next_seq, hand.writer.head)
+    good = [
+        {"seat": 2, "spot": "player", "amount": 2000},
+        {"seat": 1, "spot": "tie", "amount": 1500},
+    ]
+    calls: list[tuple[list[dict[str, Any]], str, type[Exception]]] = [
+        ([*good, {"seat": 2, "spot": "tie", "amount": 700_000}], "", RuleViolation),
+        ([*good, {"seat": 9, "spot": "tie", "amount": 1000}], "", RuleViolation),
+        ([*good, {"seat": 1, "spot": "banker", "amount": 5_000_000}], "", RuleViolation),
+        (good, "seed", InvalidInput),  # baccarat deals many hands from a shoe: no own seed
+    ]
+    for bets, seed, exc in calls:
+        with pytest.raises(exc):
+            h.d.place_bets(hid, bets, client_seed=seed)
+        assert h.d.hand(hid).state == snap and repr(h.d.hand(hid).state) == repr(snap)
+        assert (list(hand.events), list(hand.seals), hand.writer.next_seq, hand.writer.head) == (
+            before
+        )
+        assert hand.writer.pending == []
+    b = h.keep(h.d.place_bets(hid, good))
+    assert [e.seq for e in b.events] == [2, 3]
+    assert h.d.hand(hid).state.total_staked == 4500
     h.keep(h.d.close_betting(hid))
     check_stream(h.events(hid), h.seals())
 

@@ -117,6 +117,10 @@ class UnitOfWork:
     def get_settlement(self, hand_id: str) -> Settlement:
         return _settlements.get_settlement(self.connection, hand_id)
 
+    def get_settlements(self, hand_ids: Sequence[str]) -> dict[str, Settlement]:
+        """The stored settlements among ``hand_ids``, by hand id, in one lookup."""
+        return _settlements.get_settlements(self.connection, hand_ids)
+
     # keys and secrets
     def put_key(self, entry: PublicKeyEntry) -> bool:
         return _keys.put_key(self.connection, entry)
@@ -140,7 +144,6 @@ class UnitOfWork:
 
     def get_request(self, request_id: str) -> RequestRecord | None:
         return _requests.get_request(self.connection, request_id)
-
 
     # the dealer's table registry
     def put_tables(self, tables: Sequence[TableRecord]) -> int:

@@ -198,6 +198,11 @@ def put_settlement(
     return s
 
 
+def get_settlements(conn: Connection, hand_ids: Sequence[str]) -> dict[str, Settlement]:
+    """The stored settlements among ``hand_ids``, by hand id (one query per chunk)."""
+    return _stored(conn, list(dict.fromkeys(hand_ids)))
+
+
 def get_settlement(conn: Connection, hand_id: str) -> Settlement:
     r = conn.execute(sa.select(_ST).where(_ST.c.hand_id == hand_id)).first()
     if r is None:
