@@ -155,6 +155,7 @@ class Node:
 
     async def start(self) -> Node:
         signers = role_signers(self.keys_dir, self.roles)  # first: no key, no start
+        log_key = log_signer(self.keys_dir) if "log" in self.roles else None
         self.trust = TrustedKeys.from_dir(Path(self.keys_dir), self.trust_root)
         # security material first: a service without it stops before touching anything
         auth = self.auth = self.auth or AuthSettings.from_env()
@@ -202,10 +203,9 @@ class Node:
                 SettlementServicer(self.store), self.server
             )
             served.append(SERVICE_NAMES["settlement"])
-        if "log" in self.roles:  # the checkpoint publisher, with the log's own key
-            signer = log_signer(self.keys_dir, create=True)
+        if log_key is not None:  # the checkpoint publisher, with the log's own key
             self.tasks.append(
-                asyncio.create_task(run_publisher(self.store, signer, self.stop_event))
+                asyncio.create_task(run_publisher(self.store, log_key, self.stop_event))
             )
         if "audit" in self.roles:
             audit_pb2_grpc.add_AuditServiceServicer_to_server(

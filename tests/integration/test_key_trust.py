@@ -223,7 +223,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.mark.parametrize("service", ["dealer", "rules", "settlement"])
+@pytest.mark.parametrize("service", ["dealer", "rules", "settlement", "log"])
 def test_a_service_with_an_empty_keys_folder_refuses_to_start(service: str, tmp_path: Path) -> None:
     keys = tmp_path / "keys"
     keys.mkdir()
