@@ -373,3 +373,52 @@ async def test_a_backdated_seal_from_a_revoked_key_is_refused_without_a_restart(
     rep_file = json.loads(capsys.readouterr().out)
     assert rep_file["keys"]["keyring_version"] == 2
     assert rep_file["first_bad"]["reason"] == "revoked_key"
+
+
+async def test_a_revoked_keys_seals_are_judged_by_the_first_checkpoint_that_included_them(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """Genuine seals of a since-revoked key that a checkpoint before the revocation
+    already included pass the store audit; a backdated seal that reached the log after
+    it fails, whatever date its signer wrote."""
+    from croupier_services.audit import Auditor
+    from croupier_services.tlog import log_signer, publish
+
+    c = cluster
+    genuine = await _settle_one(c, "witness_ok")
+    signer = log_signer(c.keys_dir, create=True)
+    first = publish(c.store, signer)
+    assert first is not None and first.size == c.store.tlog_size()
+    await asyncio.sleep(0.01)
+    dealer = c.signers["dealer"]
+    revoked_at = now_ms()
+    assert first.published_at_ms < revoked_at
+    k.revoke_key(c.keys_dir, dealer.key_id, at_ms=revoked_at)
+    backdated = iter(range(revoked_at - 3_600_000, revoked_at))
+    core = DealerCore(
+        Dealer(dealer, c.signers["gateway"], clock_ms=lambda: next(backdated)),
+        c.store,
+        c.bus,
+        seed_box=c.seed_box,
+    )
+    forged = await _forged_hand(core, f"witness_bd_{uuid.uuid4().hex[:8]}")
+    assert all(s.sealed_at_ms < revoked_at for s in c.store.seals_for(forged))
+    await asyncio.sleep(0.01)
+    later = publish(c.store, signer)
+    assert later is not None and later.published_at_ms >= revoked_at
+
+    auditor = Auditor(c.store, c.trust, log_key=signer.verifier)
+    assert auditor.registry.get(dealer.key_id).revoked_at_ms == revoked_at
+    ok = auditor.audit(genuine)
+    assert not ok.failed, (ok.reason, ok.message)  # passes (or waits on a reveal)
+    bad = auditor.audit(forged)
+    assert bad.failed and bad.reason == "revoked_key", (bad.reason, bad.message)
+    assert auditor.witness.lookups > 0
+    # without the pinned log key nothing but the signer dates a seal: both fail
+    blind = Auditor(c.store, c.trust)
+    assert blind.audit(genuine).reason == "revoked_key"
+    assert blind.audit(forged).reason == "revoked_key"
+    # a checkpoint under another log key vouches for nothing
+    other = log_signer(tmp_path / "other", create=True)
+    fooled = Auditor(c.store, c.trust, log_key=other.verifier)
+    assert fooled.audit(genuine).reason == "revoked_key"
