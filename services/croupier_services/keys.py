@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from croupier.errors import ConfigError, CroupierError, InvalidInput
-from croupier.keyring import Keyring, RootKey, TrustRoot, new_entry
+from croupier.keyring import Keyring, RootKey, TrustRoot, new_entry, revoked_signers
 from croupier.signing import PRODUCERS, FileSigner, KeyRegistry, load_signer, save_signer
 from croupier_services.tlog import create_log_key
 
@@ -291,3 +291,22 @@ class TrustedKeys:
         self.keyring, self.registry = kr, kr.registry()
         log.info("keyring v%d trusted (%d keys)", kr.version, len(kr.entries))
         return True
+
+
+def signing_key_check(
+    trust: TrustedKeys, key_ids: Sequence[str], clock: Callable[[], int] = now_ms
+) -> Callable[[], str | None]:
+    """A check for a running service: None while its own ``key_ids`` may sign, else why
+    not (revoked in the trusted keyring, reloaded when its file changes)."""
+
+    def check() -> str | None:
+        trust.refresh()
+        bad = revoked_signers(trust.registry, key_ids, clock())
+        if not bad:
+            return None
+        return (
+            f"own signing key {', '.join(bad)} is revoked in keyring v{trust.version}: "
+            "not signing; mount a new key (croupier keys rotate)"
+        )
+
+    return check

@@ -31,7 +31,7 @@ from croupier_services.consumer import ConsumerLoop
 from croupier_services.dealer import DealerCore, GatewayServicer, prune_request_ids
 from croupier_services.grpc_util import add_health_and_reflection, bind, make_server
 from croupier_services.health import HealthMonitor
-from croupier_services.keys import TrustedKeys, load_service_signers
+from croupier_services.keys import TrustedKeys, load_service_signers, signing_key_check
 from croupier_services.rules import RulesService
 from croupier_services.security import (
     DealerResources,
@@ -176,6 +176,9 @@ class Node:
                 None,
                 seed_box=seed_box(auth),
             )
+            self.core.signing_check = signing_key_check(
+                self.trust, [signers["dealer"].key_id, signers["gateway"].key_id]
+            )
             seats = seat_tokens(auth)
             resources = DealerResources(self.core)
         if security is not None:
@@ -232,6 +235,7 @@ class Node:
             lambda: self.loops,
             needs_nats=consuming,
             stall_after_s=self.stall_after_s,
+            key_problem=signing_key_check(self.trust, [s.key_id for s in signers.values()]),
         )
         if served and self.server is not None and security is not None:
             hs = await add_health_and_reflection(self.server, served, security.reflection)

@@ -422,3 +422,47 @@ async def test_a_revoked_keys_seals_are_judged_by_the_first_checkpoint_that_incl
     other = log_signer(tmp_path / "other", create=True)
     fooled = Auditor(c.store, c.trust, log_key=other.verifier)
     assert fooled.audit(genuine).reason == "revoked_key"
+
+
+async def test_a_dealer_whose_own_key_is_revoked_refuses_to_write(cluster: Cluster) -> None:
+    """Once the keyring it trusts revokes its signing key, the dealer signs nothing more:
+    FAILED_PRECONDITION ``signing_key_revoked`` over gRPC, nothing written, counted; the
+    health check names it."""
+    import grpc
+
+    from croupier_services import metrics as m
+    from croupier_services.grpc_util import error_info
+    from croupier_services.keys import signing_key_check
+
+    c = cluster
+    table = await c.open_table("ownkey")
+    c.trust.refresh_s = 0.0
+    check = signing_key_check(c.trust, [c.signers["dealer"].key_id, c.signers["gateway"].key_id])
+    c.core.signing_check = check
+    assert check() is None
+    k.revoke_key(c.keys_dir, c.signers["dealer"].key_id, at_ms=now_ms())
+    written = (c.store.count_events(), c.store.tlog_size())
+    before = m.SIGNING_KEY_REFUSALS.labels("dealer")._value.get()
+    for call in (
+        c.gw.OpenTable(gateway_pb2.OpenTableRequest(table_id=f"{table}b", variant=VARIANT)),
+        c.gw.OpenHand(
+            gateway_pb2.OpenHandRequest(
+                table_id=table,
+                seats=[gateway_pb2.SeatEntry(seat=1, player_id="p1", stack_minor=100_000)],
+            )
+        ),
+    ):
+        with pytest.raises(grpc.aio.AioRpcError) as ei:
+            await call
+        assert ei.value.code() == grpc.StatusCode.FAILED_PRECONDITION, ei.value.details()
+        info = error_info(ei.value)
+        assert info is not None and info.reason == "signing_key_revoked", ei.value.details()
+    assert (c.store.count_events(), c.store.tlog_size()) == written  # nothing written
+    assert m.SIGNING_KEY_REFUSALS.labels("dealer")._value.get() == before + 2
+    why = check()
+    assert why is not None and c.signers["dealer"].key_id in why
+    from croupier_services.health import HealthMonitor
+
+    hm = HealthMonitor(c.store, lambda: None, lambda: [], needs_nats=False, key_problem=check)
+    await hm.check()
+    assert hm.ready[0] is False and "revoked" in hm.ready[1]  # NOT_SERVING, and why
