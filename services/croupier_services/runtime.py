@@ -286,11 +286,16 @@ class Node:
         if "rules" in self.roles:
             rv = list(self.rule_variants) or known_variants()
             rules = RulesService(self.store, bus, signers["rules"], rv, trust=self.trust)
-            loops += await rules.loops(subscribe=False)
+            rl = await rules.loops(subscribe=False)
+            for lp in rl:
+                lp.signing_check = signing_key_check(self.trust, [signers["rules"].key_id])
+            loops += rl
             self.relays.append(rules.relay)
         if "settlement" in self.roles:
             worker = SettlementWorker(self.store, bus, signers["settlement"], trust=self.trust)
-            loops.append(await worker.loop(subscribe=False))
+            sl = await worker.loop(subscribe=False)
+            sl.signing_check = signing_key_check(self.trust, [signers["settlement"].key_id])
+            loops.append(sl)
             self.relays.append(worker.relay)
         for lp in loops:
             lp.pause_s = self.unverifiable_pause_s

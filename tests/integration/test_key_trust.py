@@ -466,3 +466,26 @@ async def test_a_dealer_whose_own_key_is_revoked_refuses_to_write(cluster: Clust
     hm = HealthMonitor(c.store, lambda: None, lambda: [], needs_nats=False, key_problem=check)
     await hm.check()
     assert hm.ready[0] is False and "revoked" in hm.ready[1]  # NOT_SERVING, and why
+
+
+async def test_a_rule_service_whose_own_key_is_revoked_stops_producing(cluster: Cluster) -> None:
+    """The rules loop takes no more work once its own key is revoked: no outcome is
+    signed, the hand waits (unsettled) in the stream, the loop shows paused."""
+    from croupier_services.keys import signing_key_check
+
+    c = cluster
+    c.trust.refresh_s = 0.0
+    lp = c.rules_loop
+    lp.signing_check = signing_key_check(c.trust, [c.signers["rules"].key_id])
+    k.revoke_key(c.keys_dir, c.signers["rules"].key_id, at_ms=now_ms())
+    settled = c.store.count_settlements()
+    table = await c.open_table("rules_rev")
+    hid = await c.play_hand(table, bets=((1, "banker", 10_000),))
+    deadline = time.monotonic() + 5
+    while lp.state != "paused":
+        assert time.monotonic() < deadline, lp.state
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(1.5)
+    assert c.store.count_settlements() == settled
+    assert not any(s.producer == "rules" for s in c.store.seals_for(hid))
+    assert "revoked" in lp.last_error
