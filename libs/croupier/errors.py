@@ -144,6 +144,13 @@ class FairnessError(IntegrityError):
     reason = "unfair_deal"
 
 
+class SigningKeyRevoked(CroupierError):
+    """This service's own signing key is revoked in the trusted keyring: it refuses to
+    sign (and so to write) anything more until it is given a new key."""
+
+    reason = "signing_key_revoked"
+
+
 class StaleSequence(CroupierError):
     """Optimistic concurrency: the caller expected the hand at another sequence number."""
 

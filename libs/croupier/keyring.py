@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -279,3 +279,18 @@ def trusted_registry(keyring: Keyring, root: TrustRoot) -> KeyRegistry:
 
 def new_entry(public_key: bytes, producer: str, key_id: str, valid_from_ms: int) -> PublicKeyEntry:
     return PublicKeyEntry(key_id, producer, public_key, valid_from_ms, FOREVER)
+
+
+def revoked_signers(registry: KeyRegistry, key_ids: Sequence[str], at_ms: int) -> list[str]:
+    """Of a service's own signing ``key_ids``, those the registry revokes at ``at_ms`` (or
+    no longer knows): a service holding one must stop signing (:class:`SigningKeyRevoked`)."""
+    out = []
+    for kid in key_ids:
+        try:
+            e = registry.get(kid)
+        except UnknownKey:
+            out.append(kid)
+            continue
+        if e.revoked_at_ms is not None and e.revoked_at_ms <= at_ms:
+            out.append(kid)
+    return out

@@ -34,6 +34,7 @@ from croupier.report import TableDay
 from croupier.signing import KeyRegistry
 from croupier.store import EventStore
 from croupier.tlog.note import Checkpoint, NoteVerifier, open_checkpoint
+from croupier.tlog.witness import CheckpointWitness
 from croupier_services import metrics
 from croupier_services.grpc_util import abort, rpc
 from croupier_services.keys import TrustedKeys
@@ -113,12 +114,17 @@ class Auditor:
     """Audits hands from one store, verifying each seal once across a range, against the
     keyring signed by the pinned root (never the store's ``keys`` table)."""
 
-    def __init__(self, store: EventStore, trust: TrustedKeys) -> None:
+    def __init__(
+        self, store: EventStore, trust: TrustedKeys, log_key: NoteVerifier | None = None
+    ) -> None:
         self.store = store
         self.trust = trust
         trust.refresh(force=True)
         self.registry: KeyRegistry = trust.registry
-        self.verifier = SealVerifier(self.registry)
+        # a revoked key's seal passes iff a checkpoint of the pinned log dated before the
+        # revocation included it (never the signer's own date)
+        self.witness = CheckpointWitness(self.registry, store.first_checkpoint_including, log_key)
+        self.verifier = SealVerifier(self.registry, seen_at=self.witness)
 
     def audit(self, hand_id: str) -> AuditReport:
         x = load_hand(self.store, hand_id, self.trust, proofs=False)

@@ -532,7 +532,7 @@ def cmd_audit(a: argparse.Namespace) -> int:
         return rc
     from croupier_services.audit import Auditor, LogAudit, load_hand
 
-    auditor = Auditor(_store(Settings.from_env("audit")), _trust(a))
+    auditor = Auditor(_store(Settings.from_env("audit")), _trust(a), log_key=_log_key(a.log_key))
     kr = auditor.trust.keyring
     if a.hand:
         rep = auditor.audit(a.hand)

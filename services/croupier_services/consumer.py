@@ -178,6 +178,9 @@ class ConsumerLoop:
         # set by a message this replica could not verify, until it commits one it can:
         # the replica stays not ready (and paused between tries) meanwhile
         self.cannot_verify = False
+        # why this service's own signing key may not sign now (revoked), or None: then
+        # the loop takes no work (pauses) rather than sign with a revoked key
+        self.signing_check: Callable[[], str | None] | None = None
         # export zero-valued series from the start, so alerts see the first increment
         metrics.SIGNATURE_FAILURES.labels(service)
         metrics.REDELIVERIES.labels(service)
@@ -207,9 +210,16 @@ class ConsumerLoop:
         failures = 0
         self.state = "running"
         while not stop.is_set():
+            if self._signing_refused():
+                await _sleep(stop, self.pause_s)
+                continue
             try:
                 consumer = await self._subscribe()
                 msgs = await consumer.fetch(self.batch, timeout_s=self.fetch_wait_s)
+                if msgs and self._signing_refused():  # revoked while it waited
+                    await self._hand_back(msgs, 1.0)
+                    await _sleep(stop, self.pause_s)
+                    continue
                 if msgs:
                     await self.process(msgs)
                 else:
@@ -250,6 +260,23 @@ class ConsumerLoop:
                 await _sleep(stop, delay)
                 delay = min(self.max_backoff_s, delay * 2)
         self.state = "stopped"
+
+    def _signing_refused(self) -> bool:
+        """True (paused, counted, logged) while this service's own key is revoked."""
+        why = self.signing_check() if self.signing_check is not None else None
+        if why is None:
+            return False
+        self.state, self.last_error = "paused", why
+        metrics.CONSUMER_PAUSED.labels(self.durable).set(1)
+        metrics.SIGNING_KEY_REFUSALS.labels(self.service).inc()
+        log.error(
+            "%s: %s; taking no work for %.0fs",
+            self.durable,
+            why,
+            self.pause_s,
+            extra={"service": self.service, "reason": "signing_key_revoked"},
+        )
+        return True
 
     # -- one batch ---------------------------------------------------------------
     def _known(self, m: wire.Message) -> bool:

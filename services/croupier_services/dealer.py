@@ -33,6 +33,7 @@ from croupier.errors import (
     FieldRejected,
     InvalidInput,
     NotFound,
+    SigningKeyRevoked,
     StaleSequence,
     Unauthenticated,
 )
@@ -76,6 +77,17 @@ class DealerCore:
         self.relay: OutboxRelay = relay_for(store, lambda: self.bus, "dealer")
         self._resyncing: dict[str, asyncio.Task[None]] = {}
         dealer.past_table = self.past_table
+        # why the dealer's own signing key may not sign now (revoked), or None
+        self.signing_check: Callable[[], str | None] | None = None
+
+    def check_signing_key(self) -> None:
+        """Refuse to write (:class:`SigningKeyRevoked`) once the trusted keyring revokes
+        a key this dealer signs with; counted and logged."""
+        why = self.signing_check() if self.signing_check is not None else None
+        if why is not None:
+            metrics.SIGNING_KEY_REFUSALS.labels("dealer").inc()
+            log.error("write refused: %s", why)
+            raise SigningKeyRevoked(why)
 
     async def expire(self, hand_id: str, source: str) -> Batch:
         """Play the rules' automatic move for the seat a hand waits on (托管); ``source``
@@ -311,6 +323,7 @@ class DealerCore:
         the caller (nothing of the batch took effect). Once the store has committed,
         nothing here fails the call: publishing is the relay's, outside the call."""
         try:
+            self.check_signing_key()  # nothing signed by a revoked key is written
             self.persist(b, request)
         except Exception:
             log.exception("commit failed at table %s; rebuilding it from the log", table_id)

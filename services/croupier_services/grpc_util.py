@@ -37,6 +37,7 @@ from croupier.errors import (
     NotFound,
     PermissionDenied,
     RuleViolation,
+    SigningKeyRevoked,
     StaleSequence,
     Unauthenticated,
 )
@@ -61,6 +62,8 @@ def status_for(err: CroupierError) -> grpc.StatusCode:
         return grpc.StatusCode.UNAUTHENTICATED
     if isinstance(err, PermissionDenied):
         return grpc.StatusCode.PERMISSION_DENIED
+    if isinstance(err, SigningKeyRevoked):
+        return grpc.StatusCode.FAILED_PRECONDITION
     if isinstance(err, AlreadyExists):
         return grpc.StatusCode.ALREADY_EXISTS
     if isinstance(err, RuleViolation) and err.reason in _MALFORMED:

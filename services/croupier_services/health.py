@@ -43,7 +43,9 @@ class HealthMonitor:
         stall_after_s: float = 60.0,
         interval_s: float = 1.0,
         lag_every_s: float = 5.0,
+        key_problem: Callable[[], str | None] | None = None,
     ) -> None:
+        self.key_problem = key_problem  # the service's own signing key revoked: why
         self.outbox = Outbox(store.engine)
         self.bus = bus
         self.loops = loops
@@ -95,6 +97,9 @@ class HealthMonitor:
             if lp.state == "paused" or lp.cannot_verify:
                 problems.append(f"{lp.durable} cannot verify its messages: {lp.last_error}")
         metrics.HEALTH.labels("loops").set(0 if stalled else 1)
+        why = self.key_problem() if self.key_problem is not None else None
+        if why is not None:
+            problems.append(why)
         self.ready = (not problems, "; ".join(problems) or "ok")
         restart_helps = stalled and store_ok and nats_ok
         self.live = (

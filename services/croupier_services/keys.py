@@ -8,6 +8,8 @@ A keys directory made by ``croupier keys init`` holds:
 - ``keyring.json``: the root-signed keyring (public keys, validity, revocations), for
   every service and auditor;
 - ``trust-root.pub``: the root's public key, pinned by every service and auditor;
+- ``log.key``: the checkpoint publisher's note key (``serve log`` only), and ``log.vkey``,
+  its public half that auditors pin (``croupier audit --log-key``);
 - ``root.key``: the root's private key. Nobody online needs it: move it offline
   (``--root-key FILE`` points the key commands at it).
 
@@ -29,9 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from croupier.errors import ConfigError, CroupierError, InvalidInput
-from croupier.keyring import Keyring, RootKey, TrustRoot, new_entry
+from croupier.keyring import Keyring, RootKey, TrustRoot, new_entry, revoked_signers
 from croupier.signing import PRODUCERS, FileSigner, KeyRegistry, load_signer, save_signer
 from croupier_services import config
+from croupier_services.tlog import create_log_key
 
 log = logging.getLogger("croupier.keys")
 
@@ -104,9 +107,12 @@ def init_keys(
     root_key: Path | None = None,
     producers: Sequence[str] = PRODUCERS,
     at_ms: int | None = None,
+    log_key: bool = True,
 ) -> KeysDir:
     """Create the root key (if missing), every missing producer key, and a keyring that
-    holds them all, signed by the root; write ``trust-root.pub``. Running it again adds
+    holds them all, signed by the root; write ``trust-root.pub``; with ``log_key``, also
+    the checkpoint publisher's ``log.key`` and its public ``log.vkey`` (what auditors pin
+    with ``--log-key``; not in the keyring: it signs checkpoints, not seals). Running it again adds
     nothing that exists (an existing key stays; a new one gets a new keyring version)."""
     directory.mkdir(parents=True, exist_ok=True)
     rk = _root(directory, root_key, create=True)
@@ -129,6 +135,8 @@ def init_keys(
     if kr is None or len(entries) != len(kr.entries):
         kr = rk.sign(entries, version=1 if kr is None else kr.version + 1, issued_at_ms=t)
     _write(directory, rk, kr)
+    if log_key and create_log_key(directory):  # the publisher's note key, and log.vkey
+        created.append("log")
     return KeysDir(directory, kr, rk.trust_root, tuple(created))
 
 
@@ -284,3 +292,22 @@ class TrustedKeys:
         self.keyring, self.registry = kr, kr.registry()
         log.info("keyring v%d trusted (%d keys)", kr.version, len(kr.entries))
         return True
+
+
+def signing_key_check(
+    trust: TrustedKeys, key_ids: Sequence[str], clock: Callable[[], int] = now_ms
+) -> Callable[[], str | None]:
+    """A check for a running service: None while its own ``key_ids`` may sign, else why
+    not (revoked in the trusted keyring, reloaded when its file changes)."""
+
+    def check() -> str | None:
+        trust.refresh()
+        bad = revoked_signers(trust.registry, key_ids, clock())
+        if not bad:
+            return None
+        return (
+            f"own signing key {', '.join(bad)} is revoked in keyring v{trust.version}: "
+            "not signing; mount a new key (croupier keys rotate)"
+        )
+
+    return check

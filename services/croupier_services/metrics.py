@@ -30,6 +30,11 @@ CONSUMER_REJECTS = Counter(
 SIGNATURE_FAILURES = Counter(
     "croupier_signature_failures_total", "Seals or chains that failed to verify", ["service"]
 )
+SIGNING_KEY_REFUSALS = Counter(
+    "croupier_signing_key_refusals_total",
+    "Writes refused because the service's own signing key is revoked",
+    ["service"],
+)
 AUDIT_MISMATCHES = Counter("croupier_audit_mismatches_total", "Hands whose audit failed")
 AUDIT_HANDS = Counter("croupier_audit_hands_total", "Hands audited", ["verdict"])
 RAKE = Counter("croupier_rake_minor_total", "Rake taken, minor units", ["variant"])

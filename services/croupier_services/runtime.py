@@ -31,7 +31,7 @@ from croupier_services.consumer import ConsumerLoop
 from croupier_services.dealer import DealerCore, GatewayServicer, prune_request_ids
 from croupier_services.grpc_util import add_health_and_reflection, bind, make_server
 from croupier_services.health import HealthMonitor
-from croupier_services.keys import TrustedKeys, load_service_signers
+from croupier_services.keys import TrustedKeys, load_service_signers, signing_key_check
 from croupier_services.rules import RulesService
 from croupier_services.security import (
     DealerResources,
@@ -155,6 +155,7 @@ class Node:
 
     async def start(self) -> Node:
         signers = role_signers(self.keys_dir, self.roles)  # first: no key, no start
+        log_key = log_signer(self.keys_dir) if "log" in self.roles else None
         self.trust = TrustedKeys.from_dir(Path(self.keys_dir), self.trust_root)
         # security material first: a service without it stops before touching anything
         auth = self.auth = self.auth or AuthSettings.from_env()
@@ -174,6 +175,9 @@ class Node:
                 self.store,
                 None,
                 seed_box=seed_box(auth),
+            )
+            self.core.signing_check = signing_key_check(
+                self.trust, [signers["dealer"].key_id, signers["gateway"].key_id]
             )
             seats = seat_tokens(auth)
             resources = DealerResources(self.core)
@@ -202,10 +206,9 @@ class Node:
                 SettlementServicer(self.store), self.server
             )
             served.append(SERVICE_NAMES["settlement"])
-        if "log" in self.roles:  # the checkpoint publisher, with the log's own key
-            signer = log_signer(self.keys_dir, create=True)
+        if log_key is not None:  # the checkpoint publisher, with the log's own key
             self.tasks.append(
-                asyncio.create_task(run_publisher(self.store, signer, self.stop_event))
+                asyncio.create_task(run_publisher(self.store, log_key, self.stop_event))
             )
         if "audit" in self.roles:
             audit_pb2_grpc.add_AuditServiceServicer_to_server(
@@ -232,6 +235,7 @@ class Node:
             lambda: self.loops,
             needs_nats=consuming,
             stall_after_s=self.stall_after_s,
+            key_problem=signing_key_check(self.trust, [s.key_id for s in signers.values()]),
         )
         if served and self.server is not None and security is not None:
             hs = await add_health_and_reflection(self.server, served, security.reflection)
@@ -282,11 +286,16 @@ class Node:
         if "rules" in self.roles:
             rv = list(self.rule_variants) or known_variants()
             rules = RulesService(self.store, bus, signers["rules"], rv, trust=self.trust)
-            loops += await rules.loops(subscribe=False)
+            rl = await rules.loops(subscribe=False)
+            for lp in rl:
+                lp.signing_check = signing_key_check(self.trust, [signers["rules"].key_id])
+            loops += rl
             self.relays.append(rules.relay)
         if "settlement" in self.roles:
             worker = SettlementWorker(self.store, bus, signers["settlement"], trust=self.trust)
-            loops.append(await worker.loop(subscribe=False))
+            sl = await worker.loop(subscribe=False)
+            sl.signing_check = signing_key_check(self.trust, [signers["settlement"].key_id])
+            loops.append(sl)
             self.relays.append(worker.relay)
         for lp in loops:
             lp.pause_s = self.unverifiable_pause_s

@@ -19,7 +19,7 @@ import secrets
 import time
 from pathlib import Path
 
-from croupier.errors import InvalidInput
+from croupier.errors import ConfigError
 from croupier.signing import FileSigner, load_signer, save_signer
 from croupier.store import EventStore
 from croupier.store.tlog import StoredCheckpoint
@@ -40,20 +40,41 @@ def interval_s() -> float:
     return config.CHECKPOINT_INTERVAL_S.get()
 
 
+def create_log_key(keys_dir: str | Path) -> bool:
+    """Make ``<keys_dir>/log.key`` (and its public ``log.vkey``) when missing, as
+    ``croupier keys init`` does; True if a key was made. Never called by a service."""
+    d = Path(keys_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / KEY_FILE
+    made = False
+    if not path.exists():
+        save_signer(FileSigner.from_seed("log", origin(), secrets.token_bytes(32)), d)
+        made = True
+    s = load_signer(path)
+    (d / VKEY_FILE).write_text(NoteSigner(s.key_id, s).verifier.encode() + "\n", encoding="utf-8")
+    return made
+
+
 def log_signer(keys_dir: str | Path, *, create: bool = False) -> NoteSigner:
-    """The log's note signer from ``<keys_dir>/log.key``; with ``create``, make the key
-    (and ``log.vkey``) when missing."""
+    """The log's note signer from ``<keys_dir>/log.key``; with ``create`` (operator
+    commands only: ``keys init``, ``checkpoint key``), make the key and ``log.vkey`` when
+    missing. Without it a missing key is a :class:`ConfigError` naming the file, and
+    nothing is written."""
     d = Path(keys_dir)
     path = d / KEY_FILE
-    if path.exists():
-        s = load_signer(path)
-    elif create:
-        s = FileSigner.from_seed("log", origin(), secrets.token_bytes(32))
-        save_signer(s, d)
-    else:
-        raise InvalidInput(f"no log key {path} (create it with: croupier checkpoint key)")
+    if create:
+        create_log_key(d)
+    if not path.is_file():
+        raise ConfigError(
+            f"log: no key file {path}; a service never creates keys: mount the log's key "
+            "(see `croupier keys init`)"
+        )
+    s = load_signer(path)
     ns = NoteSigner(s.key_id, s)
-    (d / VKEY_FILE).write_text(ns.verifier.encode() + "\n", encoding="utf-8")
+    vkey = d / VKEY_FILE
+    if not vkey.exists():  # the public half beside it, for auditors (a read-only mount: skip)
+        with contextlib.suppress(OSError):
+            vkey.write_text(ns.verifier.encode() + "\n", encoding="utf-8")
     return ns
 
 

@@ -191,6 +191,18 @@ async def test_each_service_role_does_its_job_and_no_more(
             await asyncio.wait_for(t, 10)
         await bus.close()
 
+    # the checkpoint publisher signs checkpoints under its own role, and writes nothing else
+    from croupier_services.tlog import create_log_key, log_signer
+
+    create_log_key(tmp_path / "logkey")
+    cp = stores["log"].publish_checkpoint(log_signer(tmp_path / "logkey"), now_ms())
+    assert cp is not None and cp.size == owner.tlog_size()
+    assert refused(engines["log"], "INSERT INTO events SELECT * FROM events LIMIT 1")
+    assert refused(engines["log"], "SELECT server_seed FROM dealer_secrets")
+    for svc in ("dealer", "rules", "settlement", "audit"):
+        assert refused(
+            engines[svc], "INSERT INTO tlog_checkpoints SELECT * FROM tlog_checkpoints"
+        ), svc
     # ... and no more. Reading or changing a seed with another service's role:
     for svc in ("rules", "settlement", "audit"):
         assert refused(engines[svc], "SELECT server_seed FROM dealer_secrets"), svc

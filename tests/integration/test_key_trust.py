@@ -223,7 +223,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.mark.parametrize("service", ["dealer", "rules", "settlement"])
+@pytest.mark.parametrize("service", ["dealer", "rules", "settlement", "log"])
 def test_a_service_with_an_empty_keys_folder_refuses_to_start(service: str, tmp_path: Path) -> None:
     keys = tmp_path / "keys"
     keys.mkdir()
@@ -373,3 +373,119 @@ async def test_a_backdated_seal_from_a_revoked_key_is_refused_without_a_restart(
     rep_file = json.loads(capsys.readouterr().out)
     assert rep_file["keys"]["keyring_version"] == 2
     assert rep_file["first_bad"]["reason"] == "revoked_key"
+
+
+async def test_a_revoked_keys_seals_are_judged_by_the_first_checkpoint_that_included_them(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """Genuine seals of a since-revoked key that a checkpoint before the revocation
+    already included pass the store audit; a backdated seal that reached the log after
+    it fails, whatever date its signer wrote."""
+    from croupier_services.audit import Auditor
+    from croupier_services.tlog import log_signer, publish
+
+    c = cluster
+    genuine = await _settle_one(c, "witness_ok")
+    signer = log_signer(c.keys_dir, create=True)
+    first = publish(c.store, signer)
+    assert first is not None and first.size == c.store.tlog_size()
+    await asyncio.sleep(0.01)
+    dealer = c.signers["dealer"]
+    revoked_at = now_ms()
+    assert first.published_at_ms < revoked_at
+    k.revoke_key(c.keys_dir, dealer.key_id, at_ms=revoked_at)
+    backdated = iter(range(revoked_at - 3_600_000, revoked_at))
+    core = DealerCore(
+        Dealer(dealer, c.signers["gateway"], clock_ms=lambda: next(backdated)),
+        c.store,
+        c.bus,
+        seed_box=c.seed_box,
+    )
+    forged = await _forged_hand(core, f"witness_bd_{uuid.uuid4().hex[:8]}")
+    assert all(s.sealed_at_ms < revoked_at for s in c.store.seals_for(forged))
+    await asyncio.sleep(0.01)
+    later = publish(c.store, signer)
+    assert later is not None and later.published_at_ms >= revoked_at
+
+    auditor = Auditor(c.store, c.trust, log_key=signer.verifier)
+    assert auditor.registry.get(dealer.key_id).revoked_at_ms == revoked_at
+    ok = auditor.audit(genuine)
+    assert not ok.failed, (ok.reason, ok.message)  # passes (or waits on a reveal)
+    bad = auditor.audit(forged)
+    assert bad.failed and bad.reason == "revoked_key", (bad.reason, bad.message)
+    assert auditor.witness.lookups > 0
+    # without the pinned log key nothing but the signer dates a seal: both fail
+    blind = Auditor(c.store, c.trust)
+    assert blind.audit(genuine).reason == "revoked_key"
+    assert blind.audit(forged).reason == "revoked_key"
+    # a checkpoint under another log key vouches for nothing
+    other = log_signer(tmp_path / "other", create=True)
+    fooled = Auditor(c.store, c.trust, log_key=other.verifier)
+    assert fooled.audit(genuine).reason == "revoked_key"
+
+
+async def test_a_dealer_whose_own_key_is_revoked_refuses_to_write(cluster: Cluster) -> None:
+    """Once the keyring it trusts revokes its signing key, the dealer signs nothing more:
+    FAILED_PRECONDITION ``signing_key_revoked`` over gRPC, nothing written, counted; the
+    health check names it."""
+    import grpc
+
+    from croupier_services import metrics as m
+    from croupier_services.grpc_util import error_info
+    from croupier_services.keys import signing_key_check
+
+    c = cluster
+    table = await c.open_table("ownkey")
+    c.trust.refresh_s = 0.0
+    check = signing_key_check(c.trust, [c.signers["dealer"].key_id, c.signers["gateway"].key_id])
+    c.core.signing_check = check
+    assert check() is None
+    k.revoke_key(c.keys_dir, c.signers["dealer"].key_id, at_ms=now_ms())
+    written = (c.store.count_events(), c.store.tlog_size())
+    before = m.SIGNING_KEY_REFUSALS.labels("dealer")._value.get()
+    for call in (
+        c.gw.OpenTable(gateway_pb2.OpenTableRequest(table_id=f"{table}b", variant=VARIANT)),
+        c.gw.OpenHand(
+            gateway_pb2.OpenHandRequest(
+                table_id=table,
+                seats=[gateway_pb2.SeatEntry(seat=1, player_id="p1", stack_minor=100_000)],
+            )
+        ),
+    ):
+        with pytest.raises(grpc.aio.AioRpcError) as ei:
+            await call
+        assert ei.value.code() == grpc.StatusCode.FAILED_PRECONDITION, ei.value.details()
+        info = error_info(ei.value)
+        assert info is not None and info.reason == "signing_key_revoked", ei.value.details()
+    assert (c.store.count_events(), c.store.tlog_size()) == written  # nothing written
+    assert m.SIGNING_KEY_REFUSALS.labels("dealer")._value.get() == before + 2
+    why = check()
+    assert why is not None and c.signers["dealer"].key_id in why
+    from croupier_services.health import HealthMonitor
+
+    hm = HealthMonitor(c.store, lambda: None, lambda: [], needs_nats=False, key_problem=check)
+    await hm.check()
+    assert hm.ready[0] is False and "revoked" in hm.ready[1]  # NOT_SERVING, and why
+
+
+async def test_a_rule_service_whose_own_key_is_revoked_stops_producing(cluster: Cluster) -> None:
+    """The rules loop takes no more work once its own key is revoked: no outcome is
+    signed, the hand waits (unsettled) in the stream, the loop shows paused."""
+    from croupier_services.keys import signing_key_check
+
+    c = cluster
+    c.trust.refresh_s = 0.0
+    lp = c.rules_loop
+    lp.signing_check = signing_key_check(c.trust, [c.signers["rules"].key_id])
+    k.revoke_key(c.keys_dir, c.signers["rules"].key_id, at_ms=now_ms())
+    settled = c.store.count_settlements()
+    table = await c.open_table("rules_rev")
+    hid = await c.play_hand(table, bets=((1, "banker", 10_000),))
+    deadline = time.monotonic() + 5
+    while lp.state != "paused":
+        assert time.monotonic() < deadline, lp.state
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(1.5)
+    assert c.store.count_settlements() == settled
+    assert not any(s.producer == "rules" for s in c.store.seals_for(hid))
+    assert "revoked" in lp.last_error

@@ -133,7 +133,8 @@ def test_init_rotate_revoke(tmp_path: Path) -> None:
     d = tmp_path / "keys"
     root = tmp_path / "offline" / "root.key"
     made = k.init_keys(d, root_key=root, at_ms=1_000)
-    assert sorted(made.created) == ["dealer", "gateway", "rules", "settlement"]
+    assert sorted(made.created) == ["dealer", "gateway", "log", "rules", "settlement"]
+    assert (d / "log.key").is_file() and (d / "log.vkey").is_file()  # the publisher's key
     assert not (d / "root.key").exists() and root.exists()
     assert TrustRoot.load(d / "trust-root.pub") == made.root
     assert made.keyring.version == 1 and len(made.keyring.entries) == 4

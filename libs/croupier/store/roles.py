@@ -1,8 +1,10 @@
 """PostgreSQL roles per service, with only the grants each service needs.
 
 ``croupier db roles`` (after ``croupier db upgrade``, run by the schema owner) creates
-or updates four roles, ``<prefix>dealer``, ``<prefix>rules``, ``<prefix>settlement`` and
-``<prefix>audit``, and grants them, table by table:
+or updates five roles, ``<prefix>dealer``, ``<prefix>rules``, ``<prefix>settlement``,
+``<prefix>audit`` and ``<prefix>log`` (the checkpoint publisher: reads ``tlog_leaves``,
+``tlog_nodes``, ``keys``; reads and inserts ``tlog_checkpoints``; nothing else), and
+grants them, table by table:
 
 | table | dealer | rules | settlement | audit |
 |---|---|---|---|---|
@@ -24,7 +26,7 @@ No role may UPDATE anything but the dealer's table registry (a derived index of 
 updated in place), nor DELETE outside the outbox (whose relay deletes what JetStream
 acknowledged) and the dealer's expired gateway request ids (the history tables' append-
 only triggers refuse it even to the owner); keys are registered and revoked, and log
-checkpoints signed, by the owner (operator) only. The roles are ``NOLOGIN`` groups
+checkpoints signed by the log role (or the owner) only. The roles are ``NOLOGIN`` groups
 unless login passwords are given, so a deployment can either log in as them (compose,
 k8s: one database identity per service) or grant them to login users of its own.
 """
@@ -39,7 +41,7 @@ from sqlalchemy.engine import Engine
 
 from croupier.errors import InvalidInput
 
-SERVICES = ("dealer", "rules", "settlement", "audit")
+SERVICES = ("dealer", "rules", "settlement", "audit", "log")
 _LOG = ("events", "seals", "seal_heads", "tlog_leaves", "tlog_nodes")
 """What every producer appends in the transaction of its events: the transparency log's
 leaf for each seal and the tree's new right edge come with the seal."""
@@ -84,6 +86,13 @@ GRANTS: dict[str, dict[str, str]] = {
         "dead_letters": "SELECT",
         "alembic_version": "SELECT",
     },
+    "log": {  # the checkpoint publisher: reads the tree, appends signed checkpoints
+        "tlog_leaves": "SELECT",
+        "tlog_nodes": "SELECT",
+        "tlog_checkpoints": "SELECT, INSERT",
+        "keys": "SELECT",
+        "alembic_version": "SELECT",
+    },
 }
 """Privileges per service and table (the table in the module docstring)."""
 
@@ -97,9 +106,7 @@ def role_name(prefix: str, service: str) -> str:
     return name
 
 
-def statements(
-    prefix: str, schema: str, passwords: Mapping[str, str] | None = None
-) -> list[str]:
+def statements(prefix: str, schema: str, passwords: Mapping[str, str] | None = None) -> list[str]:
     """The SQL that creates (or brings up to date) the roles and their grants."""
     if not _IDENT.match(schema):
         raise InvalidInput(f"schema {schema!r} is not a plain lower-case identifier")
