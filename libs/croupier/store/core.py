@@ -38,6 +38,7 @@ from croupier.store.events import AppendResult, EventLog, StreamInfo
 from croupier.store.feed import TableFeed
 from croupier.store.grants import GrantStore
 from croupier.store.keys import KeyStore
+from croupier.store.leases import LeaseStore
 from croupier.store.ledger import Ledger, LedgerRecord, LedgerTx, TxKind
 from croupier.store.reports import ReportReads
 from croupier.store.requests import RequestRecord, RequestStore
@@ -162,10 +163,11 @@ class Store(
     TableRegistry,
     TableFeed,
     TransparencyLog,
+    LeaseStore,
 ):
     """The system of record: event log, ledger, settlements, keys, dealer secrets, table
     grants, gateway request records, the dealer's table registry, the table feed and
-    the transparency log."""
+    the transparency log, and the dealers' table leases."""
 
     @classmethod
     def open(cls, url: str, *, upgrade: bool = False, schema: str | None = None) -> Store:
