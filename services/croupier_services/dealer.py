@@ -75,6 +75,10 @@ class DealerCore:
         self.last_move_ms: dict[str, int] = {}  # open hand -> when its last event was made
         self.relay: OutboxRelay = relay_for(store, lambda: self.bus, "dealer")
         self._resyncing: dict[str, asyncio.Task[None]] = {}
+        # table -> the fencing token of this replica's lease on it; a table listed here
+        # is written only with its token checked in the same transaction (empty: a
+        # single dealer, no leases)
+        self.fences: dict[str, int] = {}
         dealer.past_table = self.past_table
 
     async def expire(self, hand_id: str, source: str) -> Batch:
@@ -266,13 +270,21 @@ class DealerCore:
 
         self._resyncing[table_id] = asyncio.get_running_loop().create_task(retry())
 
-    def persist(self, b: Batch, request: RequestRecord | None = None) -> None:
-        """One transaction: the batch's table rows, secrets, events and seals, its closed
+    def persist(
+        self, b: Batch, request: RequestRecord | None = None, table_id: str | None = None
+    ) -> None:
+        """One transaction: the fencing check of each leased table it touches, the
+        batch's table rows, secrets, events and seals, its closed
         hands' outbox rows, and the gateway call's request record (its stored result)
         when the call has a request id."""
         if b.empty() and request is None:
             return
+        fenced = {r.table_id for r in b.tables} | {r.table_id for r in b.streams}
+        if table_id is not None:
+            fenced.add(table_id)
         with self.store.transaction() as tx:
+            for t in sorted(fenced & self.fences.keys()):
+                tx.fence(t, self.fences[t])
             tx.put_tables([self._record(r) for r in b.tables])
             for sid, seed in b.secrets:
                 tx.put_secret(sid, seed, self.dealer.clock_ms(), self.seed_box)
@@ -311,7 +323,7 @@ class DealerCore:
         the caller (nothing of the batch took effect). Once the store has committed,
         nothing here fails the call: publishing is the relay's, outside the call."""
         try:
-            self.persist(b, request)
+            self.persist(b, request, table_id)
         except Exception:
             log.exception("commit failed at table %s; rebuilding it from the log", table_id)
             try:

@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 
 from croupier.errors import InvalidInput, StaleFencingToken, TableOwnedElsewhere
-from croupier.store import Store
+from croupier.events import StreamWriter, heads_of, seal
+from croupier.signing import Signer
+from croupier.store import Store, StreamInfo
 from croupier.store.leases import check_fence
 
 TTL = 1_000
@@ -87,3 +89,22 @@ def test_bad_input_is_refused_and_nothing_is_written(store: Store) -> None:
     with pytest.raises(InvalidInput):
         store.acquire_lease("t1", "a", "addr", 0, 0)
     assert store.current_lease("t1", 0) is None
+
+
+def test_a_batch_with_a_stale_token_is_refused_and_nothing_is_written(
+    store: Store, dealer: Signer
+) -> None:
+    a = store.acquire_lease("t1", "dealer-a", "a", TTL, 0)
+    b = store.acquire_lease("t1", "dealer-b", "b", TTL, 5_000)
+    w = StreamWriter("h1")
+    w.append(dealer, "bet", {"i": 1})
+    evs = w.take()
+    info = [StreamInfo("h1", "hand", "baccarat", "t1", None, 1_000)]
+    with pytest.raises(StaleFencingToken), store.transaction() as tx:
+        tx.fence("t1", a.token)
+        tx.append(evs, [seal(dealer, heads_of(evs), 1_000)], info)
+    assert store.head("h1") is None
+    with store.transaction() as tx:
+        tx.fence("t1", b.token)
+        tx.append(evs, [seal(dealer, heads_of(evs), 1_000)], info)
+    assert store.head("h1") is not None

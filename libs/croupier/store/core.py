@@ -28,6 +28,7 @@ from croupier.signing import PublicKeyEntry
 from croupier.store import events as _events
 from croupier.store import grants as _grants
 from croupier.store import keys as _keys
+from croupier.store import leases as _leases
 from croupier.store import ledger as _ledger
 from croupier.store import requests as _requests
 from croupier.store import secrets as _secrets
@@ -53,6 +54,12 @@ class UnitOfWork:
 
     def __init__(self, conn: Connection) -> None:
         self.connection = conn
+
+    # leases
+    def fence(self, table_id: str, token: int) -> None:
+        """Refuse this transaction's writes to ``table_id`` unless ``token`` is the
+        table's current fencing token (:func:`croupier.store.leases.check_fence`)."""
+        _leases.check_fence(self.connection, table_id, token)
 
     # log
     def append(
