@@ -37,7 +37,9 @@ from croupier.errors import (
     NotFound,
     PermissionDenied,
     RuleViolation,
+    StaleFencingToken,
     StaleSequence,
+    TableOwnedElsewhere,
     Unauthenticated,
 )
 from croupier_services import metrics
@@ -67,6 +69,9 @@ def status_for(err: CroupierError) -> grpc.StatusCode:
         return grpc.StatusCode.INVALID_ARGUMENT
     if isinstance(err, NotFound):
         return grpc.StatusCode.NOT_FOUND
+    if isinstance(err, (TableOwnedElsewhere, StaleFencingToken)):
+        # another replica owns the table: retry there (ErrorInfo names the owner)
+        return grpc.StatusCode.UNAVAILABLE
     if isinstance(err, RuleViolation):
         return grpc.StatusCode.FAILED_PRECONDITION
     if isinstance(err, InvalidInput):
