@@ -39,6 +39,7 @@ from croupier.errors import (
 from croupier.events import Event
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
+from croupier.ownership import Ownership
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
 from croupier.store import EventStore, Outbox, OutboxItem, RequestRecord, StreamInfo, TableRecord
 from croupier.store import outbox as ob
@@ -79,6 +80,7 @@ class DealerCore:
         # is written only with its token checked in the same transaction (empty: a
         # single dealer, no leases)
         self.fences: dict[str, int] = {}
+        self.ownership: Ownership | None = None  # set on a replica (CROUPIER_DEALER_ID)
         dealer.past_table = self.past_table
 
     async def expire(self, hand_id: str, source: str) -> Batch:
@@ -323,6 +325,8 @@ class DealerCore:
         the caller (nothing of the batch took effect). Once the store has committed,
         nothing here fails the call: publishing is the relay's, outside the call."""
         try:
+            if self.ownership is not None:  # claim (or extend) the table's lease first
+                self.fences[table_id] = self.ownership.claim(table_id).token
             self.persist(b, request, table_id)
         except Exception:
             log.exception("commit failed at table %s; rebuilding it from the log", table_id)

@@ -12,7 +12,8 @@ import pytest
 import sqlalchemy as sa
 
 from croupier.dealing import Dealer
-from croupier.errors import StaleFencingToken
+from croupier.errors import StaleFencingToken, TableOwnedElsewhere
+from croupier.ownership import Ownership
 from croupier.signing import FileSigner, Signer
 from croupier.store import Store, schema
 from croupier.store.secrets import SeedBox
@@ -83,4 +84,40 @@ async def test_a_paused_owner_that_lost_its_lease_cannot_write(tmp_path: Path) -
     b.fences.clear()
     await b.commit("bac", b.dealer.close_betting(hid))
     assert _events(store) > after_b
+    store.close()
+
+
+async def test_a_replica_refuses_a_table_another_replica_owns_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    store = Store.open(f"sqlite:///{tmp_path / 'o.sqlite'}", upgrade=True)
+    signers = {p: FileSigner.generate(p) for p in ("dealer", "gateway")}
+    for s in signers.values():
+        store.put_key(s.public_entry())
+    now = [0]
+    a, b = _core(store, signers, 1), _core(store, signers, 100)
+    a.ownership = Ownership(store, "dealer-a", "a:1", TTL, lambda: now[0])
+    b.ownership = Ownership(store, "dealer-b", "b:1", TTL, lambda: now[0])
+    await a.commit("bac", a.dealer.open_table("bac", "baccarat"))
+    written = _events(store)
+    b.resync("bac")
+    _, batch = b.dealer.open_hand("bac", SEATS)
+    with pytest.raises(TableOwnedElsewhere) as e:
+        await b.commit("bac", batch)
+    assert e.value.details()["owner_address"] == "a:1"
+    assert _events(store) == written
+    # a renews; b still refused; a drains (releases) and b takes the table
+    now[0] = 900
+    assert a.ownership.renew_all() == []
+    now[0] = 1_500
+    with pytest.raises(TableOwnedElsewhere):
+        b.ownership.claim("bac")
+    assert a.ownership.release_all() == 1
+    assert b.ownership.claim("bac").token == 2
+    # a lease that ran out and was taken over is reported lost by renew
+    a.ownership.claim("t2")
+    now[0] = 5_000
+    b.ownership.claim("t2")
+    assert a.ownership.renew_all() == ["t2"]
+    assert "t2" not in a.ownership.leases
     store.close()
