@@ -32,6 +32,9 @@ when they exist there).
 | ``CROUPIER_UNVERIFIABLE_PAUSE_S`` | pause after a message it cannot verify | ``30`` |
 | ``CROUPIER_REQUEST_ID_RETENTION_S`` | how long the dealer keeps gateway request ids | ``86400`` |
 | ``CROUPIER_REQUIRE_REQUEST_ID`` | ``1``: refuse mutating gateway calls without one | ``0`` |
+| ``CROUPIER_DEALER_ID`` | dealer replica id: own tables by lease (empty: single dealer) | (empty) |
+| ``CROUPIER_DEALER_ADDRESS`` | host:port other replicas route this replica's tables to | (empty) |
+| ``CROUPIER_LEASE_TTL_MS`` | a table lease's lifetime; renewed every third of it | ``10000`` |
 """
 
 from __future__ import annotations
@@ -145,6 +148,9 @@ class Settings:
     unverifiable_pause_s: float = 30.0
     request_id_retention_s: int = 86_400
     require_request_id: bool = False
+    dealer_id: str = ""
+    dealer_address: str = ""
+    lease_ttl_ms: int = 10_000
 
     @classmethod
     def from_env(cls, service: str) -> Settings:
@@ -164,4 +170,7 @@ class Settings:
             request_id_retention_s=_int("CROUPIER_REQUEST_ID_RETENTION_S", 86_400),
             require_request_id=os.environ.get("CROUPIER_REQUIRE_REQUEST_ID", "0").lower()
             in ("1", "true", "yes"),
+            dealer_id=os.environ.get("CROUPIER_DEALER_ID", ""),
+            dealer_address=os.environ.get("CROUPIER_DEALER_ADDRESS", ""),
+            lease_ttl_ms=_int("CROUPIER_LEASE_TTL_MS", 10_000),
         )

@@ -122,6 +122,25 @@ class DealerCore:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(stop.wait(), tick_s)
 
+    async def run_lease_renewal(self, stop: asyncio.Event) -> None:
+        """Renew this replica's table leases every third of their lifetime until
+        ``stop`` is set (a lost lease is logged; the next write to it claims it again or
+        is refused)."""
+        own = self.ownership
+        if own is None:
+            return
+        tick_s = max(own.ttl_ms / 3000, 0.01)
+        while not stop.is_set():
+            try:
+                async with self.lock:
+                    lost = own.renew_all()
+                for t in lost:
+                    log.warning("lease on table %s lost to another dealer", t)
+            except Exception:  # the store is down: the next tick retries
+                log.exception("renewing table leases failed")
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(stop.wait(), tick_s)
+
     async def recover(self, republish_window_ms: int = 86_400_000) -> tuple[int, int]:
         """After a restart: resume every open table from the registry (its row, its
         current shoe and its last one or two hands; nothing else of its history), and

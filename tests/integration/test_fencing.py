@@ -5,7 +5,9 @@ nothing of it is written."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import time
 from pathlib import Path
 
 import pytest
@@ -121,3 +123,29 @@ async def test_a_replica_refuses_a_table_another_replica_owns_and_writes_nothing
     assert a.ownership.renew_all() == ["t2"]
     assert "t2" not in a.ownership.leases
     store.close()
+
+
+async def test_the_renew_loop_keeps_the_lease_and_a_drain_hands_it_over(tmp_path: Path) -> None:
+    store = Store.open(f"sqlite:///{tmp_path / 'r.sqlite'}", upgrade=True)
+    signers = {p: FileSigner.generate(p) for p in ("dealer", "gateway")}
+    for s in signers.values():
+        store.put_key(s.public_entry())
+    a = _core(store, signers, 1)
+    a.ownership = own = Ownership(store, "dealer-a", "a:1", 300, harness_now)
+    await a.commit("bac", a.dealer.open_table("bac", "baccarat"))
+    stop = asyncio.Event()
+    loop = asyncio.create_task(a.run_lease_renewal(stop))
+    await asyncio.sleep(0.8)  # well past the 300 ms ttl: only renewal keeps it
+    cur = store.current_lease("bac", harness_now())
+    assert cur is not None and cur.owner == "dealer-a"
+    stop.set()
+    await loop
+    assert own.release_all() == 1
+    assert store.current_lease("bac", harness_now()) is None
+    b = Ownership(store, "dealer-b", "b:1", 300, harness_now)
+    assert b.claim("bac").token == cur.token + 1
+    store.close()
+
+
+def harness_now() -> int:
+    return time.time_ns() // 1_000_000

@@ -61,3 +61,15 @@ def test_a_bounded_max_deliver_must_exceed_the_backoff_steps() -> None:
     assert server_list("nats://x:1") == ["nats://x:1"]
     with pytest.raises(InvalidInput):
         server_list(" , ")
+
+
+def test_dealer_replica_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    for k in ("DEALER_ID", "DEALER_ADDRESS", "LEASE_TTL_MS"):
+        monkeypatch.delenv(f"CROUPIER_{k}", raising=False)
+    s = Settings.from_env("dealer")
+    assert (s.dealer_id, s.dealer_address, s.lease_ttl_ms) == ("", "", 10_000)
+    monkeypatch.setenv("CROUPIER_DEALER_ID", "dealer-b")
+    monkeypatch.setenv("CROUPIER_DEALER_ADDRESS", "10.0.0.2:50051")
+    monkeypatch.setenv("CROUPIER_LEASE_TTL_MS", "3000")
+    s = Settings.from_env("dealer")
+    assert (s.dealer_id, s.dealer_address, s.lease_ttl_ms) == ("dealer-b", "10.0.0.2:50051", 3000)
