@@ -22,7 +22,9 @@
     ├── StoreError                   the system of record refused an operation
     │   ├── DuplicateEvent           (stream, seq) already holds a different event
     │   ├── IdempotencyConflict      same idempotency key, different content
-    │   └── NotFound                 no such hand, shoe, settlement or transaction
+    │   ├── NotFound                 no such hand, shoe, settlement or transaction
+    │   ├── TableOwnedElsewhere      another dealer holds the table's lease
+    │   └── StaleFencingToken        a write fenced by a lease that is no longer current
     ├── AuditMismatch                a replay disagrees with what was stored
     └── AuthError                    a caller the server does not let in
         ├── Unauthenticated          no credential, or one that does not verify
@@ -183,6 +185,40 @@ class IdempotencyConflict(StoreError):
 
 class NotFound(StoreError):
     reason = "not_found"
+
+
+class TableOwnedElsewhere(StoreError):
+    """Another dealer holds a live lease on the table (see croupier.store.leases)."""
+
+    reason = "table_owned_elsewhere"
+
+    def __init__(self, message: str, *, table_id: str, owner: str, address: str) -> None:
+        super().__init__(message)
+        self.table_id = table_id
+        self.owner = owner
+        self.address = address
+
+    def details(self) -> dict[str, str]:
+        return {"table_id": self.table_id, "owner": self.owner, "owner_address": self.address}
+
+
+class StaleFencingToken(StoreError):
+    """A write carried a fencing token that is not the table's current one."""
+
+    reason = "stale_fencing_token"
+
+    def __init__(self, message: str, *, table_id: str, token: int, current: int) -> None:
+        super().__init__(message)
+        self.table_id = table_id
+        self.token = token
+        self.current = current
+
+    def details(self) -> dict[str, str]:
+        return {
+            "table_id": self.table_id,
+            "fencing_token": str(self.token),
+            "current_token": str(self.current),
+        }
 
 
 class AuditMismatch(CroupierError):

@@ -351,6 +351,22 @@ REQUIRE_REQUEST_ID = _b(
     False,
     "`1`: refuse mutating gateway calls without a request id",
 )
+# dealer replicas (table leases)
+DEALER_ID = _s(
+    "CROUPIER_DEALER_ID",
+    "",
+    "dealer replica id: the replica owns tables by lease (empty: a single dealer)",
+)
+DEALER_ADDRESS = _s(
+    "CROUPIER_DEALER_ADDRESS",
+    "",
+    "host:port other replicas route this replica's tables to",
+)
+LEASE_TTL_MS = _i(
+    "CROUPIER_LEASE_TTL_MS",
+    10_000,
+    "a table lease's lifetime, milliseconds; renewed every third of it",
+)
 # the transparency log, auditors and reports
 LOG_ORIGIN = _s(
     "CROUPIER_LOG_ORIGIN",
@@ -564,6 +580,9 @@ class Settings:
     request_id_retention_s: int = 86_400
     require_request_id: bool = False
     log_format: str = "json"
+    dealer_id: str = ""
+    dealer_address: str = ""
+    lease_ttl_ms: int = 10_000
 
     @classmethod
     def from_env(cls, service: str) -> Settings:
@@ -583,4 +602,7 @@ class Settings:
             request_id_retention_s=REQUEST_ID_RETENTION_S.get(),
             require_request_id=REQUIRE_REQUEST_ID.get(),
             log_format=LOG_FORMAT.get(),
+            dealer_id=DEALER_ID.get(),
+            dealer_address=DEALER_ADDRESS.get(),
+            lease_ttl_ms=LEASE_TTL_MS.get(),
         )

@@ -40,6 +40,7 @@ from croupier.errors import (
 from croupier.events import Event
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
+from croupier.ownership import Ownership
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
 from croupier.store import EventStore, Outbox, OutboxItem, RequestRecord, StreamInfo, TableRecord
 from croupier.store import outbox as ob
@@ -76,6 +77,11 @@ class DealerCore:
         self.last_move_ms: dict[str, int] = {}  # open hand -> when its last event was made
         self.relay: OutboxRelay = relay_for(store, lambda: self.bus, "dealer")
         self._resyncing: dict[str, asyncio.Task[None]] = {}
+        # table -> the fencing token of this replica's lease on it; a table listed here
+        # is written only with its token checked in the same transaction (empty: a
+        # single dealer, no leases)
+        self.fences: dict[str, int] = {}
+        self.ownership: Ownership | None = None  # set on a replica (CROUPIER_DEALER_ID)
         dealer.past_table = self.past_table
         # why the dealer's own signing key may not sign now (revoked), or None
         self.signing_check: Callable[[], str | None] | None = None
@@ -125,6 +131,25 @@ class DealerCore:
                 await self.expire_overdue(self.dealer.clock_ms())
             except Exception:  # a failed sweep is logged; the next one retries
                 log.exception("turn clock sweep failed")
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(stop.wait(), tick_s)
+
+    async def run_lease_renewal(self, stop: asyncio.Event) -> None:
+        """Renew this replica's table leases every third of their lifetime until
+        ``stop`` is set (a lost lease is logged; the next write to it claims it again or
+        is refused)."""
+        own = self.ownership
+        if own is None:
+            return
+        tick_s = max(own.ttl_ms / 3000, 0.01)
+        while not stop.is_set():
+            try:
+                async with self.lock:
+                    lost = own.renew_all()
+                for t in lost:
+                    log.warning("lease on table %s lost to another dealer", t)
+            except Exception:  # the store is down: the next tick retries
+                log.exception("renewing table leases failed")
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(stop.wait(), tick_s)
 
@@ -278,13 +303,21 @@ class DealerCore:
 
         self._resyncing[table_id] = asyncio.get_running_loop().create_task(retry())
 
-    def persist(self, b: Batch, request: RequestRecord | None = None) -> None:
-        """One transaction: the batch's table rows, secrets, events and seals, its closed
+    def persist(
+        self, b: Batch, request: RequestRecord | None = None, table_id: str | None = None
+    ) -> None:
+        """One transaction: the fencing check of each leased table it touches, the
+        batch's table rows, secrets, events and seals, its closed
         hands' outbox rows, and the gateway call's request record (its stored result)
         when the call has a request id."""
         if b.empty() and request is None:
             return
+        fenced = {r.table_id for r in b.tables} | {r.table_id for r in b.streams}
+        if table_id is not None:
+            fenced.add(table_id)
         with self.store.transaction() as tx:
+            for t in sorted(fenced & self.fences.keys()):
+                tx.fence(t, self.fences[t])
             tx.put_tables([self._record(r) for r in b.tables])
             for sid, seed in b.secrets:
                 tx.put_secret(sid, seed, self.dealer.clock_ms(), self.seed_box)
@@ -324,7 +357,9 @@ class DealerCore:
         nothing here fails the call: publishing is the relay's, outside the call."""
         try:
             self.check_signing_key()  # nothing signed by a revoked key is written
-            self.persist(b, request)
+            if self.ownership is not None:  # claim (or extend) the table's lease first
+                self.fences[table_id] = self.ownership.claim(table_id).token
+            self.persist(b, request, table_id)
         except Exception:
             log.exception("commit failed at table %s; rebuilding it from the log", table_id)
             try:

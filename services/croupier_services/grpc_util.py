@@ -38,7 +38,9 @@ from croupier.errors import (
     PermissionDenied,
     RuleViolation,
     SigningKeyRevoked,
+    StaleFencingToken,
     StaleSequence,
+    TableOwnedElsewhere,
     Unauthenticated,
 )
 from croupier_services import logs, metrics
@@ -70,6 +72,9 @@ def status_for(err: CroupierError) -> grpc.StatusCode:
         return grpc.StatusCode.INVALID_ARGUMENT
     if isinstance(err, NotFound):
         return grpc.StatusCode.NOT_FOUND
+    if isinstance(err, (TableOwnedElsewhere, StaleFencingToken)):
+        # another replica owns the table: retry there (ErrorInfo names the owner)
+        return grpc.StatusCode.UNAVAILABLE
     if isinstance(err, RuleViolation):
         return grpc.StatusCode.FAILED_PRECONDITION
     if isinstance(err, InvalidInput):

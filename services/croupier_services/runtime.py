@@ -21,6 +21,7 @@ from croupier.bus.relay import OutboxRelay
 from croupier.dealing import Dealer
 from croupier.errors import ConfigError, CroupierError, IdempotencyConflict, UnknownKey
 from croupier.games.registry import variants as known_variants
+from croupier.ownership import Ownership
 from croupier.pb.croupier.v1 import audit_pb2_grpc, gateway_pb2_grpc, settlement_pb2_grpc
 from croupier.signing import Signer
 from croupier.store import EventStore, migrate
@@ -132,6 +133,9 @@ class Node:
     unverifiable_pause_s: float = 30.0
     request_id_retention_s: int = 86_400  # gateway request ids kept this long, then pruned
     require_request_id: bool = False  # refuse mutating gateway calls without a request id
+    dealer_id: str = ""  # a dealer replica's id: tables owned by lease ("": single dealer)
+    dealer_address: str = ""  # where other replicas route this replica's tables
+    lease_ttl_ms: int = 10_000
     auth: AuthSettings | None = None  # None: from the environment (CROUPIER_AUTH_DIR, ...)
     store: EventStore | None = None
     bus: Bus | None = None
@@ -187,6 +191,11 @@ class Node:
             assert self.server is not None
             await self.core.recover()
             self.relays.append(self.core.relay)
+            if self.dealer_id:
+                self.core.ownership = Ownership(
+                    self.store, self.dealer_id, self.dealer_address, self.lease_ttl_ms, now_ms
+                )
+                self.tasks.append(asyncio.create_task(self.core.run_lease_renewal(self.stop_event)))
             if self.turn_clock:
                 self.tasks.append(asyncio.create_task(self.core.run_turn_clock(self.stop_event)))
             self.tasks.append(
@@ -317,6 +326,12 @@ class Node:
             self.viewer.stop()
         if self.server is not None:
             await self.server.stop(1)
+        if self.core is not None and self.core.ownership is not None:
+            try:  # drain: hand the tables over now rather than after the lease runs out
+                n = self.core.ownership.release_all()
+                log.info("released %d table leases", n)
+            except Exception:
+                log.exception("releasing table leases failed; they expire on their own")
         if self.bus is not None:
             await self.bus.close()
         if self.store is not None:

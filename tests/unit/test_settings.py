@@ -85,3 +85,15 @@ def test_every_setting_is_defined_once_with_a_meaning_and_a_default() -> None:
         assert name == s.name and name.startswith("CROUPIER_")
         assert s.meaning and s.default_text(), name
         s.get({})  # the default needs no environment
+
+
+def test_dealer_replica_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    for k in ("DEALER_ID", "DEALER_ADDRESS", "LEASE_TTL_MS"):
+        monkeypatch.delenv(f"CROUPIER_{k}", raising=False)
+    s = Settings.from_env("dealer")
+    assert (s.dealer_id, s.dealer_address, s.lease_ttl_ms) == ("", "", 10_000)
+    monkeypatch.setenv("CROUPIER_DEALER_ID", "dealer-b")
+    monkeypatch.setenv("CROUPIER_DEALER_ADDRESS", "10.0.0.2:50051")
+    monkeypatch.setenv("CROUPIER_LEASE_TTL_MS", "3000")
+    s = Settings.from_env("dealer")
+    assert (s.dealer_id, s.dealer_address, s.lease_ttl_ms) == ("dealer-b", "10.0.0.2:50051", 3000)

@@ -38,6 +38,7 @@ from croupier.store.db import (
 from croupier.store.events import AppendResult, EventLog, LogEntry, StreamInfo, StreamKind
 from croupier.store.feed import FeedEntry, Horizon, TableFeed
 from croupier.store.keys import KeyStore
+from croupier.store.leases import Lease, LeaseStore
 from croupier.store.ledger import (
     ESCROW,
     Ledger,
@@ -67,6 +68,8 @@ __all__ = [
     "FeedEntry",
     "Horizon",
     "KeyStore",
+    "Lease",
+    "LeaseStore",
     "Ledger",
     "LedgerRecord",
     "LedgerTx",

@@ -28,6 +28,7 @@ from croupier.signing import PublicKeyEntry
 from croupier.store import events as _events
 from croupier.store import grants as _grants
 from croupier.store import keys as _keys
+from croupier.store import leases as _leases
 from croupier.store import ledger as _ledger
 from croupier.store import requests as _requests
 from croupier.store import secrets as _secrets
@@ -38,6 +39,7 @@ from croupier.store.events import AppendResult, EventLog, StreamInfo
 from croupier.store.feed import TableFeed
 from croupier.store.grants import GrantStore
 from croupier.store.keys import KeyStore
+from croupier.store.leases import LeaseStore
 from croupier.store.ledger import Ledger, LedgerRecord, LedgerTx, TxKind
 from croupier.store.reports import ReportReads
 from croupier.store.requests import RequestRecord, RequestStore
@@ -52,6 +54,12 @@ class UnitOfWork:
 
     def __init__(self, conn: Connection) -> None:
         self.connection = conn
+
+    # leases
+    def fence(self, table_id: str, token: int) -> None:
+        """Refuse this transaction's writes to ``table_id`` unless ``token`` is the
+        table's current fencing token (:func:`croupier.store.leases.check_fence`)."""
+        _leases.check_fence(self.connection, table_id, token)
 
     # log
     def append(
@@ -165,10 +173,11 @@ class Store(
     TableRegistry,
     TableFeed,
     TransparencyLog,
+    LeaseStore,
 ):
     """The system of record: event log, ledger, settlements, keys, dealer secrets, table
     grants, gateway request records, the dealer's table registry, the table feed and
-    the transparency log."""
+    the transparency log, and the dealers' table leases."""
 
     @classmethod
     def open(cls, url: str, *, upgrade: bool = False, schema: str | None = None) -> Store:

@@ -257,6 +257,19 @@ tlog_checkpoints = Table(
     Column("published_at_ms", BigInteger, nullable=False),
 )
 
+table_leases = Table(
+    "table_leases",
+    metadata,
+    # Which dealer replica owns a table (croupier.store.leases). Updated in place; the
+    # row is never deleted so ``token`` (the fencing token) only ever grows.
+    Column("table_id", String(ID_LEN), primary_key=True),
+    Column("owner", String(ID_LEN), nullable=False),
+    Column("address", Text, nullable=False),
+    Column("token", BigInteger, nullable=False),
+    Column("expires_at_ms", BigInteger, nullable=False),
+    CheckConstraint("token > 0", name="token"),
+)
+
 REQUEST_ID_LEN = 128
 """Longest gateway request id."""
 

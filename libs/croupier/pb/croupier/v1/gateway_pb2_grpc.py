@@ -50,6 +50,16 @@ class GatewayServiceStub:
     request_id_required. A replayed response carries the trailing metadata
     "croupier-replayed: true".
 
+    Routing (dealer replicas). Each table is owned by one dealer replica at a time (a
+    lease with a fencing token in the system of record). A replica that receives a call
+    for a table another replica owns answers UNAVAILABLE, ErrorInfo.reason
+    table_owned_elsewhere, metadata {table_id, owner (dealer id), owner_address
+    (host:port)}; the caller retries the SAME request (same request_id) at owner_address.
+    A replica whose lease was taken over while the call ran answers UNAVAILABLE, reason
+    stale_fencing_token: nothing of the call was written; retry (it is then routed to the
+    new owner). A single dealer (no CROUPIER_DEALER_ID) owns every table and never
+    answers either.
+
     Limits at the edge. Checked before anything else; a request outside them is refused
     with INVALID_ARGUMENT and nothing is written:
     table_id   1-40 characters of A-Z a-z 0-9 _
@@ -162,6 +172,16 @@ class GatewayServiceServicer:
     CROUPIER_REQUIRE_REQUEST_ID=1 refuses such calls with INVALID_ARGUMENT, reason
     request_id_required. A replayed response carries the trailing metadata
     "croupier-replayed: true".
+
+    Routing (dealer replicas). Each table is owned by one dealer replica at a time (a
+    lease with a fencing token in the system of record). A replica that receives a call
+    for a table another replica owns answers UNAVAILABLE, ErrorInfo.reason
+    table_owned_elsewhere, metadata {table_id, owner (dealer id), owner_address
+    (host:port)}; the caller retries the SAME request (same request_id) at owner_address.
+    A replica whose lease was taken over while the call ran answers UNAVAILABLE, reason
+    stale_fencing_token: nothing of the call was written; retry (it is then routed to the
+    new owner). A single dealer (no CROUPIER_DEALER_ID) owns every table and never
+    answers either.
 
     Limits at the edge. Checked before anything else; a request outside them is refused
     with INVALID_ARGUMENT and nothing is written:
@@ -368,6 +388,16 @@ class GatewayService:
     CROUPIER_REQUIRE_REQUEST_ID=1 refuses such calls with INVALID_ARGUMENT, reason
     request_id_required. A replayed response carries the trailing metadata
     "croupier-replayed: true".
+
+    Routing (dealer replicas). Each table is owned by one dealer replica at a time (a
+    lease with a fencing token in the system of record). A replica that receives a call
+    for a table another replica owns answers UNAVAILABLE, ErrorInfo.reason
+    table_owned_elsewhere, metadata {table_id, owner (dealer id), owner_address
+    (host:port)}; the caller retries the SAME request (same request_id) at owner_address.
+    A replica whose lease was taken over while the call ran answers UNAVAILABLE, reason
+    stale_fencing_token: nothing of the call was written; retry (it is then routed to the
+    new owner). A single dealer (no CROUPIER_DEALER_ID) owns every table and never
+    answers either.
 
     Limits at the edge. Checked before anything else; a request outside them is refused
     with INVALID_ARGUMENT and nothing is written:

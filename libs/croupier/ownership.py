@@ -1,0 +1,70 @@
+"""Which tables this dealer replica owns: its leases (:mod:`croupier.store.leases`) and
+their fencing tokens, as the dealer core uses them.
+
+A replica claims a table the first time it writes to it (:meth:`Ownership.claim`, which
+also extends a lease it already holds), carries the lease's token on every batch (the
+store checks it in the append transaction), renews its leases periodically
+(:meth:`renew_all`, dropping any it lost) and releases them when it drains
+(:meth:`release_all`). Another replica's live lease makes :meth:`claim` raise
+:class:`~croupier.errors.TableOwnedElsewhere`, which names the owner so the caller can be
+routed there. Times come from the injected clock (ms).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from croupier.errors import StaleFencingToken
+from croupier.store.leases import Lease, LeaseStore
+
+
+class Ownership:
+    """One replica's leases (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: LeaseStore,
+        dealer_id: str,
+        address: str,
+        ttl_ms: int,
+        clock_ms: Callable[[], int],
+    ) -> None:
+        self.store = store
+        self.dealer_id = dealer_id
+        self.address = address
+        self.ttl_ms = ttl_ms
+        self.clock_ms = clock_ms
+        self.leases: dict[str, Lease] = {}
+
+    @property
+    def tokens(self) -> dict[str, int]:
+        return {t: lease.token for t, lease in self.leases.items()}
+
+    def claim(self, table_id: str) -> Lease:
+        """This replica's live lease on ``table_id`` (taken or extended now)."""
+        lease = self.store.acquire_lease(
+            table_id, self.dealer_id, self.address, self.ttl_ms, self.clock_ms()
+        )
+        self.leases[table_id] = lease
+        return lease
+
+    def renew_all(self) -> list[str]:
+        """Renew every held lease; returns (and forgets) the tables whose lease was lost."""
+        lost = []
+        for table_id, lease in list(self.leases.items()):
+            try:
+                self.leases[table_id] = self.store.renew_lease(
+                    table_id, self.dealer_id, lease.token, self.ttl_ms, self.clock_ms()
+                )
+            except StaleFencingToken:
+                del self.leases[table_id]
+                lost.append(table_id)
+        return lost
+
+    def release_all(self) -> int:
+        """Release every held lease (drain); returns how many were still ours."""
+        n = 0
+        for table_id, lease in list(self.leases.items()):
+            n += self.store.release_lease(table_id, self.dealer_id, lease.token, self.clock_ms())
+            del self.leases[table_id]
+        return n
