@@ -178,6 +178,13 @@ class NotFound(StoreError):
     reason = "not_found"
 
 
+class StoreUnavailable(StoreError):
+    """The database cannot be reached (connection refused, lost, or the file gone):
+    nothing was committed and the same call may be retried once the store is back."""
+
+    reason = "store_unavailable"
+
+
 class AuditMismatch(CroupierError):
     reason = "audit_mismatch"
 
