@@ -221,6 +221,13 @@ class StaleFencingToken(StoreError):
         }
 
 
+class StoreUnavailable(StoreError):
+    """The database cannot be reached (connection refused, lost, or the file gone):
+    nothing was committed and the same call may be retried once the store is back."""
+
+    reason = "store_unavailable"
+
+
 class AuditMismatch(CroupierError):
     reason = "audit_mismatch"
 

@@ -40,9 +40,11 @@ from croupier.errors import (
     SigningKeyRevoked,
     StaleFencingToken,
     StaleSequence,
+    StoreUnavailable,
     TableOwnedElsewhere,
     Unauthenticated,
 )
+from croupier.store.db import store_outage
 from croupier_services import logs, metrics
 
 log = logging.getLogger("croupier.grpc")
@@ -53,6 +55,9 @@ DOMAIN = "croupier.v1"
 """``ErrorInfo.domain`` of every Croupier error."""
 MAX_MESSAGE = 512
 """Longest status message sent (a message never carries unbounded input)."""
+RETRY_AFTER_S = 1.0
+"""``RetryInfo.retry_delay`` sent with ``UNAVAILABLE`` (database outage)."""
+"""Longest status message sent (a message never carries unbounded input)."""
 
 
 # Rule violations that are about the request's form rather than the game's state.
@@ -60,6 +65,8 @@ _MALFORMED = frozenset({"bad_amount", "malformed", "unknown_spot", "bad_card"})
 
 
 def status_for(err: CroupierError) -> grpc.StatusCode:
+    if isinstance(err, StoreUnavailable):
+        return grpc.StatusCode.UNAVAILABLE
     if isinstance(err, Unauthenticated):
         return grpc.StatusCode.UNAUTHENTICATED
     if isinstance(err, PermissionDenied):
@@ -89,15 +96,27 @@ def status_for(err: CroupierError) -> grpc.StatusCode:
 
 
 def rich_status(
-    code: grpc.StatusCode, reason: str, message: str, metadata: dict[str, str] | None = None
+    code: grpc.StatusCode,
+    reason: str,
+    message: str,
+    metadata: dict[str, str] | None = None,
+    retry_after: float | None = None,
 ) -> grpc.Status:
-    """A status with ``message`` (cut to :data:`MAX_MESSAGE`) and one ``ErrorInfo``."""
+    """A status with ``message`` (cut to :data:`MAX_MESSAGE`) and one ``ErrorInfo``
+    (then a ``RetryInfo`` when ``retry_after`` seconds are given)."""
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata or {})
     detail = any_pb2.Any()
     detail.Pack(info)
+    details = [detail]
+    if retry_after is not None:
+        retry = error_details_pb2.RetryInfo()
+        retry.retry_delay.FromNanoseconds(int(retry_after * 1e9))
+        packed = any_pb2.Any()
+        packed.Pack(retry)
+        details.append(packed)
     if len(message) > MAX_MESSAGE:
         message = message[: MAX_MESSAGE - 3] + "..."
-    st = status_pb2.Status(code=code.value[0], message=message, details=[detail])
+    st = status_pb2.Status(code=code.value[0], message=message, details=details)
     return rpc_status.to_status(st)
 
 
@@ -107,10 +126,37 @@ async def abort(
     reason: str,
     message: str,
     metadata: dict[str, str] | None = None,
+    retry_after: float | None = None,
 ) -> None:
     """End the call with ``code``, ``message`` and an ``ErrorInfo`` (always raises)."""
-    st = rich_status(code, reason, message, metadata)
+    st = rich_status(code, reason, message, metadata, retry_after)
     await context.abort(st.code, st.details, trailing_metadata=st.trailing_metadata)
+
+
+async def abort_store_unavailable(context: grpc.aio.ServicerContext, err: StoreUnavailable) -> None:
+    """End the call with ``UNAVAILABLE`` / ``store_unavailable`` and a ``RetryInfo`` of
+    :data:`RETRY_AFTER_S` (always raises)."""
+    await abort(
+        context,
+        grpc.StatusCode.UNAVAILABLE,
+        err.reason,
+        f"{err.reason}: {err.message}",
+        err.details(),
+        retry_after=RETRY_AFTER_S,
+    )
+
+
+def retry_info(err: grpc.RpcError) -> error_details_pb2.RetryInfo | None:
+    """The ``RetryInfo`` of a failed call (client side), if the server sent one."""
+    trailing = err.trailing_metadata() if hasattr(err, "trailing_metadata") else None
+    for key, value in trailing or ():
+        if key == "grpc-status-details-bin":
+            st = status_pb2.Status.FromString(value)
+            for d in st.details:
+                info = error_details_pb2.RetryInfo()
+                if d.Is(info.DESCRIPTOR) and d.Unpack(info):
+                    return info
+    return None
 
 
 def error_info(err: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
@@ -121,7 +167,7 @@ def error_info(err: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
             st = status_pb2.Status.FromString(value)
             for d in st.details:
                 info = error_details_pb2.ErrorInfo()
-                if d.Unpack(info):
+                if d.Is(info.DESCRIPTOR) and d.Unpack(info):
                     return info
     return None
 
@@ -149,9 +195,20 @@ async def _call(
     request: Any,
     context: grpc.aio.ServicerContext,
 ) -> T:
-    """Run a servicer method, mapping library errors to gRPC statuses."""
+    """Run a servicer method, mapping library errors to gRPC statuses (a database that
+    cannot be reached: UNAVAILABLE ``store_unavailable`` with a retry delay)."""
     try:
-        return await fn(self, request, context)
+        try:
+            return await fn(self, request, context)
+        except Exception as e:
+            outage = None if isinstance(e, CroupierError) else store_outage(e)
+            if outage is None:
+                raise
+            raise outage from e
+    except StoreUnavailable as e:
+        log.warning("store unavailable in %s: %s", name, e.message)
+        await abort_store_unavailable(context, e)
+        raise  # unreachable: abort raises
     except CroupierError as e:
         code = status_for(e)
         await abort(context, code, e.reason, f"{e.reason}: {e.message}", e.details())
@@ -210,6 +267,7 @@ def make_server(
         seat_tokens=seat_tokens,
         trust_certificates=security.mutual,
         on_refusal=lambda service, reason: metrics.AUTH_REFUSED.labels(service, reason).inc(),
+        on_store_unavailable=abort_store_unavailable,
     )
     # metrics outermost: a refused call is timed and counted with its status too
     return grpc.aio.server(interceptors=[MetricsInterceptor(), interceptor])

@@ -6,7 +6,9 @@
 * **liveness** (gRPC health service ``liveness``; HTTP ``/livez``): no consumer loop is
   stalled — work pending and no progress for ``stall_after_s`` — while its store and
   NATS are up. Only then does a restart help; an outage of a dependency makes a process
-  not ready, never not live.
+  not ready, never not live. The stall clock counts from the later of a loop's last
+  progress and the moment the store and NATS were last seen back up, so a loop that
+  could not progress during an outage is not called stalled the instant it ends.
 
 The dealer is ready without NATS: its closed hands wait in the outbox and dealing goes
 on. The audit service needs only the store.
@@ -54,6 +56,8 @@ class HealthMonitor:
         self.interval_s = interval_s
         self.lag_every_s = lag_every_s
         self._lag_at = 0.0
+        self._deps_up_since = time.monotonic()
+        self._deps_were_up = True
         self.ready: tuple[bool, str] = (False, "starting")
         self.live: tuple[bool, str] = (True, "ok")
         self.servicer: health.aio.HealthServicer | None = None
@@ -75,6 +79,10 @@ class HealthMonitor:
         metrics.HEALTH.labels("nats").set(1 if nats_ok else 0)
         stalled: list[str] = []
         now = time.monotonic()
+        deps_up = store_ok and nats_ok
+        if not deps_up or not self._deps_were_up:
+            self._deps_up_since = now  # the stall clock restarts when both are back
+        self._deps_were_up = deps_up
         read_lag = now - self._lag_at >= self.lag_every_s
         if read_lag:
             self._lag_at = now
@@ -87,7 +95,8 @@ class HealthMonitor:
                     lp.pending = pending + ack_pending
                 except Exception as e:  # a leader change: read it next time
                     log.debug("lag of %s: %s", lp.durable, e)
-            is_stalled = lp.pending > 0 and now - lp.last_progress > self.stall_after_s
+            since = max(lp.last_progress, self._deps_up_since)
+            is_stalled = lp.pending > 0 and now - since > self.stall_after_s
             metrics.CONSUMER_STALLED.labels(lp.durable).set(1 if is_stalled else 0)
             if is_stalled:
                 stalled.append(lp.durable)

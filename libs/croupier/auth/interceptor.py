@@ -26,7 +26,14 @@ from cryptography.x509.oid import NameOID
 from croupier import limits
 from croupier.auth.policy import OPEN, RULES, Rule, service_label
 from croupier.auth.tokens import Identity, Role, SeatClaim, SeatTokens, TokenVerifier
-from croupier.errors import AuthError, InvalidInput, PermissionDenied, Unauthenticated
+from croupier.errors import (
+    AuthError,
+    InvalidInput,
+    PermissionDenied,
+    StoreUnavailable,
+    Unauthenticated,
+)
+from croupier.store.db import store_outage
 
 log = logging.getLogger("croupier.auth")
 
@@ -85,6 +92,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         trust_certificates: bool = False,
         rules: Mapping[str, Rule] = RULES,
         on_refusal: Callable[[str, str], None] | None = None,
+        on_store_unavailable: Callable[[Any, StoreUnavailable], Awaitable[None]] | None = None,
     ) -> None:
         self.verifier = verifier
         self.resources = resources
@@ -92,6 +100,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         self.trust_certificates = trust_certificates
         self.rules = rules
         self.on_refusal = on_refusal
+        self.on_store_unavailable = on_store_unavailable
 
     async def intercept_service(
         self,
@@ -188,6 +197,19 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             if self.on_refusal is not None:
                 self.on_refusal(service, e.reason)
             await context.abort(code, f"{e.reason}: {e.message}")
+            raise  # unreachable: abort raises
+        except grpc.aio.AbortError:
+            raise
+        except Exception as e:
+            # checking seat tokens or resources may touch the store: an outage there is
+            # UNAVAILABLE (retry), not an internal error
+            outage = store_outage(e)
+            if outage is None:
+                raise
+            log.warning("store unavailable admitting %s: %s", method, outage.message)
+            if self.on_store_unavailable is not None:
+                await self.on_store_unavailable(context, outage)
+            await context.abort(grpc.StatusCode.UNAVAILABLE, f"{outage.reason}: {outage.message}")
             raise  # unreachable: abort raises
 
     def authenticate(

@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import logging
 import ssl
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -160,6 +160,9 @@ class Bus:
     js: JetStreamContext
     stream: StreamSpec = field(default_factory=StreamSpec)
     consumers: ConsumerSpec = field(default_factory=ConsumerSpec)
+    reconnect_listeners: list[Callable[[], None]] = field(default_factory=list)
+    """Called (no arguments, must not block) each time the client reconnects: the
+    outbox relays retry at once instead of waiting out a backoff."""
 
     @classmethod
     async def connect(
@@ -182,8 +185,15 @@ class Bus:
         async def on_disconnect() -> None:
             log.warning("nats: disconnected")
 
+        listeners: list[Callable[[], None]] = []
+
         async def on_reconnect() -> None:
             log.info("nats: reconnected")
+            for cb in list(listeners):
+                try:
+                    cb()
+                except Exception:  # one listener never stops the others
+                    log.exception("nats: reconnect listener failed")
 
         nc = await nats.connect(
             servers=server_list(url),
@@ -198,7 +208,13 @@ class Bus:
             reconnected_cb=on_reconnect,
             tls=tls,
         )
-        return cls(nc, nc.jetstream(timeout=5), stream or StreamSpec(), consumers or ConsumerSpec())
+        return cls(
+            nc,
+            nc.jetstream(timeout=5),
+            stream or StreamSpec(),
+            consumers or ConsumerSpec(),
+            reconnect_listeners=listeners,
+        )
 
     @classmethod
     async def connect_retrying(

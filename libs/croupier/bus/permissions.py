@@ -63,9 +63,7 @@ def users(variants: Iterable[str]) -> list[NatsUser]:
     return [
         NatsUser("dealer", (f"{p}.hand.>", f"{p}.shoe.>", info), (INBOX,)),
         NatsUser("rules", (f"{p}.outcome.>", info, *rules_pull), (INBOX,)),
-        NatsUser(
-            "settlement", (f"{p}.settled.>", info, *_pull(SETTLEMENT_DURABLE)), (INBOX,)
-        ),
+        NatsUser("settlement", (f"{p}.settled.>", info, *_pull(SETTLEMENT_DURABLE)), (INBOX,)),
         NatsUser("audit", (info,), (INBOX,)),
         NatsUser("provision", ("$JS.API.>",), (INBOX,)),
     ]
@@ -79,9 +77,7 @@ def _list(items: Iterable[str]) -> str:
     return "[" + ", ".join(f'"{i}"' for i in items) + "]"
 
 
-def authorization_block(
-    variants: Iterable[str], passwords: Mapping[str, str] | None = None
-) -> str:
+def authorization_block(variants: Iterable[str], passwords: Mapping[str, str] | None = None) -> str:
     """The ``authorization {}`` block; ``passwords=None`` writes environment references."""
     lines = ["authorization {", "  users = ["]
     for u in users(variants):
@@ -98,7 +94,5 @@ def authorization_block(
 
 def tls_block(cert: str, key: str, ca: str) -> str:
     return (
-        "tls {\n"
-        f'  cert_file: "{cert}"\n  key_file: "{key}"\n  ca_file: "{ca}"\n'
-        "  timeout: 2\n}\n"
+        f'tls {{\n  cert_file: "{cert}"\n  key_file: "{key}"\n  ca_file: "{ca}"\n  timeout: 2\n}}\n'
     )

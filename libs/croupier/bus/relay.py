@@ -3,6 +3,12 @@
 any lock. A row is deleted only once the stream acknowledged it (new or duplicate), so
 a NATS outage only grows the outbox; when NATS returns the backlog drains, oldest first.
 
+After a failure the relay backs off (at most ``max_backoff_s``, a second), never
+publishes while the client is disconnected (nats-py would hold the publishes until they
+time out), and retries at once when the client reconnects. Its first publish after a
+failure is a probe: one row with a short ``probe_timeout_s`` (a stream without a leader
+answers nothing), then the backlog in batches of ``batch`` concurrent publishes.
+
 The relay is woken by :meth:`OutboxRelay.kick` after each commit; while no
 :meth:`OutboxRelay.run` loop is active (a process driven by hand, a test) a kick starts
 one background drain instead, so nobody ever awaits a publish.
@@ -40,8 +46,9 @@ class OutboxRelay:
         *,
         batch: int = 256,
         publish_timeout_s: float = 5.0,
+        probe_timeout_s: float = 1.0,
         idle_poll_s: float = 1.0,
-        max_backoff_s: float = 5.0,
+        max_backoff_s: float = 1.0,
         on_stats: StatsHook | None = None,
         on_published: PublishedHook | None = None,
     ) -> None:
@@ -50,11 +57,15 @@ class OutboxRelay:
         self.producer = producer
         self.batch = batch
         self.publish_timeout_s = publish_timeout_s
+        self.probe_timeout_s = probe_timeout_s
         self.idle_poll_s = idle_poll_s
         self.max_backoff_s = max_backoff_s
         self.on_stats = on_stats
         self.on_published = on_published
         self._wake = asyncio.Event()
+        self._reconnected = asyncio.Event()
+        self._watched: Bus | None = None
+        self._probing = False
         self._lock = asyncio.Lock()
         self._running = False
         self._oneshot: asyncio.Task[None] | None = None
@@ -91,16 +102,44 @@ class OutboxRelay:
         async with self._lock:
             return await self._drain_once()
 
+    def _on_reconnect(self) -> None:
+        self._reconnected.set()
+        self.kick()
+
+    def _watch(self, bus: Bus) -> None:
+        if bus is self._watched:
+            return
+        self._watched = bus
+        listeners = getattr(bus, "reconnect_listeners", None)
+        if listeners is not None:
+            listeners.append(self._on_reconnect)
+
     async def _drain_once(self) -> int:
         bus = self.bus()
         if bus is None:
             raise ConnectionError("no NATS connection yet")
-        rows = self.outbox.pending(self.producer, self.batch)
+        self._watch(bus)
+        if not getattr(bus, "connected", True):
+            self._probing = True
+            raise ConnectionError("NATS disconnected")
+        probed = 0
+        if self._probing:  # the last pass failed: one row, a short wait
+            probed = await self._publish(bus, 1, self.probe_timeout_s)
+            if probed == 0:
+                self._probing = False  # nothing to publish
+                return 0
+            self._probing = False
+        try:
+            return probed + await self._publish(bus, self.batch, self.publish_timeout_s)
+        except Exception:
+            self._probing = True
+            raise
+
+    async def _publish(self, bus: Bus, limit: int, timeout_s: float) -> int:
+        rows = self.outbox.pending(self.producer, limit)
         if not rows:
             return 0
-        ok = await bus.publish_each(
-            [(r.subject, r.payload, r.msg_id) for r in rows], self.publish_timeout_s
-        )
+        ok = await bus.publish_each([(r.subject, r.payload, r.msg_id) for r in rows], timeout_s)
         done = [r for r, good in zip(rows, ok, strict=True) if good]
         self.outbox.delete(done)
         self.published += len(done)
@@ -108,6 +147,7 @@ class OutboxRelay:
             self.on_published(self.producer, len(done))
         if len(done) < len(rows):
             self.failures += 1
+            self._probing = True
             raise ConnectionError(f"{len(rows) - len(done)} of {len(rows)} publishes failed")
         return len(done)
 
@@ -126,6 +166,7 @@ class OutboxRelay:
         try:
             while not stop.is_set():
                 wait, backing_off = self.idle_poll_s, False
+                self._reconnected.clear()
                 try:
                     while not stop.is_set() and await self.drain_once() >= self.batch:
                         pass
@@ -145,14 +186,14 @@ class OutboxRelay:
                     last_stats = time.monotonic()
                 self._wake.clear()
                 with contextlib.suppress(asyncio.TimeoutError):
-                    # a kick ends an idle wait, not a backoff
-                    waiter = stop.wait() if backing_off else self._wake_or(stop)
-                    await asyncio.wait_for(waiter, wait)
+                    # a kick ends an idle wait; a backoff ends early only on a reconnect
+                    event = self._reconnected if backing_off else self._wake
+                    await asyncio.wait_for(self._wake_or(stop, event), wait)
         finally:
             self._running = False
 
-    async def _wake_or(self, stop: asyncio.Event) -> None:
-        waits = [asyncio.ensure_future(self._wake.wait()), asyncio.ensure_future(stop.wait())]
+    async def _wake_or(self, stop: asyncio.Event, event: asyncio.Event) -> None:
+        waits = [asyncio.ensure_future(event.wait()), asyncio.ensure_future(stop.wait())]
         try:
             await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         finally:

@@ -34,7 +34,10 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import event
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine, Row
+
+from croupier.errors import StoreUnavailable
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 DEFAULT_URL = "sqlite:///var/croupier.sqlite"
@@ -50,6 +53,26 @@ MIGRATE_LOCK = 0x43524F55  # "CROU"
 hash of the current schema, so separate schemas migrate independently)."""
 
 _SCHEMA_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+
+
+def store_outage(err: BaseException) -> StoreUnavailable | None:
+    """The one mapping of connection-level database failures (SQLAlchemy
+    ``OperationalError``, ``InterfaceError``, ``DisconnectionError``, found on the error
+    or its causes) to :class:`~croupier.errors.StoreUnavailable`; ``None`` otherwise."""
+    seen: set[int] = set()
+    e: BaseException | None = err
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, StoreUnavailable):
+            return e
+        if isinstance(
+            e, (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.DisconnectionError)
+        ):
+            out = StoreUnavailable(f"database unreachable ({type(e).__name__})")
+            out.__cause__ = e
+            return out
+        e = e.__cause__ or e.__context__
+    return None
 
 
 def normalise_url(url: str) -> str:
