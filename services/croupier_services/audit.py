@@ -262,6 +262,8 @@ class Auditor:
             balances=self.store.balances() if whole else None,
             whole=whole,
         )
+        if whole:
+            out.findings += totals_mismatches(self.store.balances(), self.store.summed_balances())
         return out
 
     def _all_hands_from_the_log(self) -> list[str]:
@@ -369,6 +371,21 @@ class Auditor:
                 left -= len(rows)
             if len(rows) < page:
                 return
+
+
+def totals_mismatches(totals: dict[str, int], sums: dict[str, int]) -> list[Finding]:
+    """Accounts whose running total (``ledger_totals``) is not the sum of their
+    postings."""
+    return [
+        Finding(
+            "totals_mismatch",
+            f"account {acc}: running total {totals.get(acc, 0)} but its postings sum to "
+            f"{sums.get(acc, 0)}",
+            account=acc,
+        )
+        for acc in sorted(totals.keys() | sums.keys())
+        if totals.get(acc, 0) != sums.get(acc, 0)
+    ]
 
 
 BATCH = 200

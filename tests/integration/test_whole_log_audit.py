@@ -393,3 +393,23 @@ async def test_a_parallel_audit_reports_exactly_what_one_process_does(
     rc, out = _cli(capsys, "audit", "--variant", VARIANT, "--jobs", "2", "--json")
     rc1, out1 = _cli(capsys, "audit", "--variant", VARIANT, "--jobs", "1", "--json")
     assert (rc, out) == (rc1, out1) and json.loads(out)["totals"]["hands"] >= 4
+
+
+async def test_an_edited_running_total_is_named(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    c = cluster
+    await _history(c, 2)
+    assert not _named(_audit(c), "totals_mismatch")
+    with _behind_its_back(c) as conn:
+        conn.execute(
+            sa.text(
+                "UPDATE ledger_totals SET total = total + 1 "
+                "WHERE account = (SELECT MIN(account) FROM ledger_totals)"
+            )
+        )
+    [f] = _named(_audit(c), "totals_mismatch")
+    assert f.account is not None and f.account in c.store.summed_balances()
+    c.cli_env(monkeypatch)
+    rc, out = _cli(capsys, "audit", "--all")
+    assert rc == 1 and "totals_mismatch" in out and "audit FAILED" in out, out
