@@ -405,6 +405,17 @@ def postings(conn: Connection, tx_id: int) -> tuple[Posting, ...]:
     return get_transaction(conn, tx_id).postings
 
 
+def _starts(conn: Connection, prefix: str) -> sa.ColumnElement[bool]:
+    """``ledger_totals.account`` starts with ``prefix``, as a primary-key range read: on
+    SQLite (binary collation) the range bounds the scan (its LIKE with ESCAPE uses no
+    index); PostgreSQL plans the LIKE on the index itself."""
+    like = _T.c.account.startswith(prefix, autoescape=True)
+    if conn.dialect.name != "sqlite" or not prefix:
+        return like
+    upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+    return sa.and_(_T.c.account >= prefix, _T.c.account < upper, like)
+
+
 def balance(conn: Connection, account: str) -> int:
     """The account's balance, from its running total (one primary-key read)."""
     q = sa.select(_T.c.total).where(_T.c.account == account)
@@ -416,7 +427,7 @@ def balances(conn: Connection, prefix: str | None = None) -> dict[str, int]:
     whose name starts with ``prefix``)."""
     q = sa.select(_T.c.account, _T.c.total)
     if prefix:
-        q = q.where(_T.c.account.startswith(prefix, autoescape=True))
+        q = q.where(_starts(conn, prefix))
     return {r.account: int(r.total) for r in conn.execute(q.order_by(_T.c.account))}
 
 
@@ -440,7 +451,7 @@ def rake_summary(
         if variant is not None:
             tq = tq.where(_T.c.account == rake_account(variant))
         else:
-            tq = tq.where(_T.c.account.startswith(RAKE_PREFIX, autoescape=True))
+            tq = tq.where(_starts(conn, RAKE_PREFIX))
         return [
             RakeTotal(r.account[len(RAKE_PREFIX) :], int(r.total), int(r.settled) - int(r.voided))
             for r in conn.execute(tq)
