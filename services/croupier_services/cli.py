@@ -19,7 +19,7 @@
     croupier rules eval VARIANT ARGS... | rules compare VARIANT A B
     croupier fair verify --shoe ID | --seed HEX --commitment HEX --client-seed S --nonce N
                                       --deck cards52x8 --cards POS:CARD,...
-    croupier audit [--hand ID | --table T | --variant V | --all | --day D] [--json]
+    croupier audit [--hand ID | --table T | --variant V | --all | --day D] [--json] [--jobs N]
                    [--log-key log.vkey] [--checkpoint CP] [--file EXPORT.jsonl]
                    [--trust-root FILE] [--keyring FILE]
     croupier checkpoint key | publish | latest [--size N] | verify OLD NEW
@@ -85,6 +85,13 @@ def _version() -> str:
 
 def _json(obj: Any) -> None:
     print(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True))
+
+
+def _jobs(v: str) -> int:
+    n = int(v)
+    if n < 1:
+        raise argparse.ArgumentTypeError("--jobs must be at least 1")
+    return n
 
 
 def _store(settings: Settings) -> Any:
@@ -558,14 +565,19 @@ def cmd_audit(a: argparse.Namespace) -> int:
         if a.table or a.variant:
             raise InvalidInput("--all and a time range audit every table and variant")
         la = auditor.audit_log(
-            since_ms=since, until_ms=until, log_key=key, held=held, progress=_Bar()
+            since_ms=since,
+            until_ms=until,
+            log_key=key,
+            held=held,
+            progress=_Bar(),
+            jobs=a.jobs,
         )
     else:
         la = LogAudit(whole=False)
         ids = list(auditor.hand_ids(table_id=a.table, variant=a.variant))
         la.total = len(ids)
         bar = _Bar()
-        for n, rep in enumerate(auditor.audit_range(ids), 1):
+        for n, rep in enumerate(auditor.audit_range(ids, jobs=a.jobs), 1):
             la.add(rep)
             bar(n, la.total)
     _print_log_audit(la, a.json)
@@ -843,6 +855,12 @@ def parser() -> argparse.ArgumentParser:
     au.add_argument("--checkpoint", help="a signed checkpoint the auditor holds")
     au.add_argument("--trust-root", help="pinned root public key (or CROUPIER_TRUST_ROOT)")
     au.add_argument("--keyring", help="--file: a newer signed keyring than the export's")
+    au.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=os.cpu_count() or 1,
+        help="processes auditing batches of 200 hands in parallel (default: CPU count)",
+    )
     au.set_defaults(fn=cmd_audit)
 
     ck = sub.add_parser("checkpoint", help="the transparency log's signed checkpoints")

@@ -335,3 +335,81 @@ async def test_a_players_client_seed_through_the_gateway(cluster_factory: Any) -
             )
         )
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_a_parallel_audit_reports_exactly_what_one_process_does(
+    cluster: Cluster,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``croupier audit --jobs 2`` forks workers over batches of hands; with batches of
+    two hands the report (text and JSON, failures included) is the same as ``--jobs 1``."""
+    from croupier_services import audit as audit_mod
+
+    c = cluster
+    _, (_, h2, _, h4, _) = await _history(c, 5)
+    await c.open_table("wlopen")  # a second table: more streams and a pending shoe
+    with _behind_its_back(c) as conn:
+        tx = conn.execute(
+            sa.text("SELECT tx_id FROM ledger_transactions WHERE hand_id = :h"), {"h": h2}
+        ).scalar_one()
+        for sql in (
+            "DELETE FROM seal_heads WHERE stream_id = :h",
+            "DELETE FROM events WHERE stream_id = :h",
+            "DELETE FROM settlements WHERE hand_id = :h",
+            f"DELETE FROM ledger_postings WHERE tx_id = {int(tx)}",
+            "DELETE FROM ledger_transactions WHERE hand_id = :h",
+            "DELETE FROM streams WHERE stream_id = :h",
+        ):
+            conn.execute(sa.text(sql), {"h": h2})
+        # h4 loses its last event: a failure of that hand alone
+        conn.execute(
+            sa.text(
+                "DELETE FROM events WHERE stream_id = :h AND seq = "
+                "(SELECT MAX(seq) FROM events WHERE stream_id = :h)"
+            ),
+            {"h": h4},
+        )
+    monkeypatch.setattr(audit_mod, "BATCH", 2)
+    one = _audit(c)
+    auditor = c.auditor()
+    two = auditor.audit_log(log_key=LOG.verifier, jobs=2)
+    assert one.to_json_dict() == two.to_json_dict()
+    assert [r.hand_id for r in two.failed] == [h4], two.to_json_dict()
+    assert _named(two, "hand_number_gap"), two.to_json_dict()
+
+    vkey = tmp_path / "log.vkey"
+    vkey.write_text(LOG.verifier.encode(), encoding="utf-8")
+    c.cli_env(monkeypatch)
+    for extra in ((), ("--json",)):
+        outs = []
+        for jobs in ("1", "2"):
+            rc, out = _cli(capsys, "audit", "--all", "--log-key", str(vkey), "--jobs", jobs, *extra)
+            assert rc == 1, out
+            outs.append(out)
+        assert outs[0] == outs[1]
+        assert h4 in outs[0] and "hand_number_gap" in outs[0]
+    rc, out = _cli(capsys, "audit", "--variant", VARIANT, "--jobs", "2", "--json")
+    rc1, out1 = _cli(capsys, "audit", "--variant", VARIANT, "--jobs", "1", "--json")
+    assert (rc, out) == (rc1, out1) and json.loads(out)["totals"]["hands"] >= 4
+
+
+async def test_an_edited_running_total_is_named(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    c = cluster
+    await _history(c, 2)
+    assert not _named(_audit(c), "totals_mismatch")
+    with _behind_its_back(c) as conn:
+        conn.execute(
+            sa.text(
+                "UPDATE ledger_totals SET total = total + 1 "
+                "WHERE account = (SELECT MIN(account) FROM ledger_totals)"
+            )
+        )
+    [f] = _named(_audit(c), "totals_mismatch")
+    assert f.account is not None and f.account in c.store.summed_balances()
+    c.cli_env(monkeypatch)
+    rc, out = _cli(capsys, "audit", "--all")
+    assert rc == 1 and "totals_mismatch" in out and "audit FAILED" in out, out

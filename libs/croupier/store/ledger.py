@@ -48,6 +48,7 @@ CHUNK = 400
 
 _TX = schema.ledger_transactions
 _P = schema.ledger_postings
+_T = schema.ledger_totals
 
 
 def player_account(player_id: str) -> str:
@@ -255,6 +256,7 @@ def _insert(conn: Connection, items: Sequence[_Pending], at_ms: int) -> list[int
                         for line, q in enumerate(p.postings)
                     ],
                 )
+                _add_totals(conn, new)
         except sa.exc.IntegrityError as exc:
             if attempt:
                 raise IdempotencyConflict(f"ledger write refused: {exc.orig}") from exc
@@ -262,6 +264,40 @@ def _insert(conn: Connection, items: Sequence[_Pending], at_ms: int) -> list[int
         ids.update(zip((p.key for p in new), new_ids, strict=True))
         return [ids[p.key] for p in items]
     raise AssertionError("unreachable")
+
+
+def _add_totals(conn: Connection, new: Sequence[_Pending]) -> None:
+    """Add the postings of ``new`` to the running ``ledger_totals`` (one upsert per
+    account), in the caller's transaction."""
+    add: dict[str, list[int]] = {}
+    for p in new:
+        for acc in dict.fromkeys(q.account for q in p.postings):
+            a = add.setdefault(acc, [0, 0, 0])
+            a[1 if p.kind == "settle" else 2] += 1
+        for q in p.postings:
+            add[q.account][0] += q.amount
+    if not add:
+        return
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert  # type: ignore[assignment]
+    stmt = insert(_T)
+    stmt = stmt.on_conflict_do_update(
+        index_elements=[_T.c.account],
+        set_={
+            "total": _T.c.total + stmt.excluded.total,
+            "settled": _T.c.settled + stmt.excluded.settled,
+            "voided": _T.c.voided + stmt.excluded.voided,
+        },
+    )
+    conn.execute(
+        stmt,
+        [
+            {"account": acc, "total": t, "settled": n, "voided": v}
+            for acc, (t, n, v) in sorted(add.items())
+        ],
+    )
 
 
 # --------------------------------------------------------------------------- writes
@@ -369,17 +405,36 @@ def postings(conn: Connection, tx_id: int) -> tuple[Posting, ...]:
     return get_transaction(conn, tx_id).postings
 
 
+def _starts(conn: Connection, prefix: str) -> sa.ColumnElement[bool]:
+    """``ledger_totals.account`` starts with ``prefix``, as a primary-key range read: on
+    SQLite (binary collation) the range bounds the scan (its LIKE with ESCAPE uses no
+    index); PostgreSQL plans the LIKE on the index itself."""
+    like = _T.c.account.startswith(prefix, autoescape=True)
+    if conn.dialect.name != "sqlite" or not prefix:
+        return like
+    upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+    return sa.and_(_T.c.account >= prefix, _T.c.account < upper, like)
+
+
 def balance(conn: Connection, account: str) -> int:
-    q = sa.select(sa.func.coalesce(sa.func.sum(_P.c.amount), 0)).where(_P.c.account == account)
-    return int(conn.execute(q).scalar_one())
+    """The account's balance, from its running total (one primary-key read)."""
+    q = sa.select(_T.c.total).where(_T.c.account == account)
+    return int(conn.execute(q).scalar_one_or_none() or 0)
 
 
 def balances(conn: Connection, prefix: str | None = None) -> dict[str, int]:
-    """Every account's balance, summed from postings (optionally only accounts whose
-    name starts with ``prefix``)."""
-    q = sa.select(_P.c.account, sa.func.sum(_P.c.amount).label("total")).group_by(_P.c.account)
+    """Every account's balance, from the running totals (optionally only accounts
+    whose name starts with ``prefix``)."""
+    q = sa.select(_T.c.account, _T.c.total)
     if prefix:
-        q = q.where(_P.c.account.startswith(prefix, autoescape=True))
+        q = q.where(_starts(conn, prefix))
+    return {r.account: int(r.total) for r in conn.execute(q.order_by(_T.c.account))}
+
+
+def summed_balances(conn: Connection) -> dict[str, int]:
+    """Every account's balance summed over all its postings (what the running totals
+    must equal; the whole-log audit compares them)."""
+    q = sa.select(_P.c.account, sa.func.sum(_P.c.amount).label("total")).group_by(_P.c.account)
     return {r.account: int(r.total) for r in conn.execute(q.order_by(_P.c.account))}
 
 
@@ -391,6 +446,16 @@ def rake_summary(
 ) -> list[RakeTotal]:
     """Net rake per variant (voids included) over ledger transactions created in
     ``since_ms <= t < until_ms``, ordered by variant."""
+    if since_ms is None and until_ms is None:
+        tq = sa.select(_T.c.account, _T.c.total, _T.c.settled, _T.c.voided).order_by(_T.c.account)
+        if variant is not None:
+            tq = tq.where(_T.c.account == rake_account(variant))
+        else:
+            tq = tq.where(_starts(conn, RAKE_PREFIX))
+        return [
+            RakeTotal(r.account[len(RAKE_PREFIX) :], int(r.total), int(r.settled) - int(r.voided))
+            for r in conn.execute(tq)
+        ]
     settled = sa.case((_TX.c.kind == "settle", _TX.c.tx_id))
     voided = sa.case((_TX.c.kind == "void", _TX.c.tx_id))
     q = (
@@ -459,6 +524,10 @@ class Ledger(Database):
     def balance(self, account: str) -> int:
         with self._read() as conn:
             return balance(conn, account)
+
+    def summed_balances(self) -> dict[str, int]:
+        with self._read() as conn:
+            return summed_balances(conn)
 
     def balances(self, prefix: str | None = None) -> dict[str, int]:
         with self._read() as conn:

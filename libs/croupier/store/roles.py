@@ -18,12 +18,15 @@ grants them, table by table:
 | ``dealer_tables`` | read, insert, update | — | — | read |
 | ``gateway_requests`` | read, insert, delete | — | — | — |
 | ``ledger_transactions``, ``ledger_postings``, ``settlements`` | — | — | read, insert | read |
+| ``ledger_totals`` | — | — | read, insert, update | read |
 | ``outbox`` | read, insert, delete | read, insert, delete | read, insert, delete | — |
 | ``dead_letters`` | — | read, insert | read, insert | read |
 | ``alembic_version`` | read | read | read | read |
 
 No role may UPDATE anything but the dealer's table registry (a derived index of the log,
-updated in place), nor DELETE outside the outbox (whose relay deletes what JetStream
+updated in place) and the settlement's running ledger totals (derived from the postings
+in their transaction; the whole-log audit checks them against the sums), nor DELETE
+outside the outbox (whose relay deletes what JetStream
 acknowledged) and the dealer's expired gateway request ids (the history tables' append-
 only triggers refuse it even to the owner); keys are registered and revoked, and log
 checkpoints signed by the log role (or the owner) only. The roles are ``NOLOGIN`` groups
@@ -72,6 +75,7 @@ GRANTS: dict[str, dict[str, str]] = {
         **{t: "SELECT, INSERT" for t in _LOG},
         "keys": "SELECT",
         **{t: "SELECT, INSERT" for t in _MONEY},
+        "ledger_totals": "SELECT, INSERT, UPDATE",
         "outbox": "SELECT, INSERT, DELETE",
         "dead_letters": "SELECT, INSERT",
         "alembic_version": "SELECT",
@@ -83,6 +87,7 @@ GRANTS: dict[str, dict[str, str]] = {
         "dealer_tables": "SELECT",
         "tlog_checkpoints": "SELECT",
         **{t: "SELECT" for t in _MONEY},
+        "ledger_totals": "SELECT",
         "dead_letters": "SELECT",
         "alembic_version": "SELECT",
     },

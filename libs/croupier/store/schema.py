@@ -214,6 +214,17 @@ ledger_postings = Table(
     Index(None, "account"),
 )
 
+ledger_totals = Table(
+    "ledger_totals",
+    metadata,
+    Column("account", String(ID_LEN), primary_key=True),
+    Column("total", BigInteger, nullable=False),
+    Column("settled", BigInteger, nullable=False),
+    Column("voided", BigInteger, nullable=False),
+)
+"""Running per-account totals of ``ledger_postings`` (the sum of amounts, and the settle
+and void transactions that posted to the account), kept in the posting transaction."""
+
 settlements = Table(
     "settlements",
     metadata,
