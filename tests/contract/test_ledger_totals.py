@@ -1,6 +1,6 @@
 """Running ledger totals (``ledger_totals``): kept in the posting transaction by the
 one function that inserts postings, read by balances and the rake summary, equal to the
-sums over postings; migration 0007 backfills them from an existing ledger."""
+sums over postings; migration 0008 backfills them from an existing ledger."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ def test_an_edited_total_is_named_by_the_audit_check(store: Store) -> None:
     assert "6" in f.message and "5" in f.message
 
 
-def test_migration_0007_backfills_from_existing_postings(tmp_path: Path) -> None:
+def test_migration_0008_backfills_from_existing_postings(tmp_path: Path) -> None:
     eng = create_engine(f"sqlite:///{tmp_path / 'old.sqlite'}")
     migrate(eng, "0006")
     with eng.begin() as conn:
