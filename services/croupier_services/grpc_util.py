@@ -146,30 +146,29 @@ async def abort_store_unavailable(context: grpc.aio.ServicerContext, err: StoreU
     )
 
 
-def retry_info(err: grpc.RpcError) -> error_details_pb2.RetryInfo | None:
-    """The ``RetryInfo`` of a failed call (client side), if the server sent one."""
+_D = TypeVar("_D", error_details_pb2.RetryInfo, error_details_pb2.ErrorInfo)
+
+
+def _detail(err: grpc.RpcError, kind: type[_D]) -> _D | None:
+    """The first ``google.rpc`` detail of type ``kind`` a failed call carries."""
     trailing = err.trailing_metadata() if hasattr(err, "trailing_metadata") else None
     for key, value in trailing or ():
         if key == "grpc-status-details-bin":
-            st = status_pb2.Status.FromString(value)
-            for d in st.details:
-                info = error_details_pb2.RetryInfo()
+            for d in status_pb2.Status.FromString(value).details:
+                info = kind()
                 if d.Is(info.DESCRIPTOR) and d.Unpack(info):
                     return info
     return None
+
+
+def retry_info(err: grpc.RpcError) -> error_details_pb2.RetryInfo | None:
+    """The ``RetryInfo`` of a failed call (client side), if the server sent one."""
+    return _detail(err, error_details_pb2.RetryInfo)
 
 
 def error_info(err: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
     """The ``ErrorInfo`` of a failed call (client side), if the server sent one."""
-    trailing = err.trailing_metadata() if hasattr(err, "trailing_metadata") else None
-    for key, value in trailing or ():
-        if key == "grpc-status-details-bin":
-            st = status_pb2.Status.FromString(value)
-            for d in st.details:
-                info = error_details_pb2.ErrorInfo()
-                if d.Is(info.DESCRIPTOR) and d.Unpack(info):
-                    return info
-    return None
+    return _detail(err, error_details_pb2.ErrorInfo)
 
 
 def rpc(name: str) -> Callable[[Callable[..., Awaitable[T]]], Callable[..., Awaitable[T]]]:

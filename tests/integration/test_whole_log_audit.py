@@ -72,6 +72,22 @@ def _behind_its_back(c: Cluster) -> Iterator[Connection]:
         yield conn
 
 
+def _delete_hand(conn: Connection, hand: str) -> None:
+    """Remove a settled hand whole: its events, seals, stream, settlement and ledger."""
+    tx = conn.execute(
+        sa.text("SELECT tx_id FROM ledger_transactions WHERE hand_id = :h"), {"h": hand}
+    ).scalar_one()
+    for sql in (
+        "DELETE FROM seal_heads WHERE stream_id = :h",
+        "DELETE FROM events WHERE stream_id = :h",
+        "DELETE FROM settlements WHERE hand_id = :h",
+        f"DELETE FROM ledger_postings WHERE tx_id = {int(tx)}",
+        "DELETE FROM ledger_transactions WHERE hand_id = :h",
+        "DELETE FROM streams WHERE stream_id = :h",
+    ):
+        conn.execute(sa.text(sql), {"h": hand})
+
+
 def _checkpoint(c: Cluster, tmp: Path, name: str) -> tuple[Path, Checkpoint]:
     cp = c.store.publish_checkpoint(LOG, now_ms(), force=True)
     assert cp is not None
@@ -164,18 +180,7 @@ async def test_a_deleted_hand_is_named(
     only_h2 = [s.seal_id for s in c.store.seals_for(h2) if {e.stream for e in s.entries} == {h2}]
     assert only_h2
     with _behind_its_back(c) as conn:
-        tx = conn.execute(
-            sa.text("SELECT tx_id FROM ledger_transactions WHERE hand_id = :h"), {"h": h2}
-        ).scalar_one()
-        for sql in (
-            "DELETE FROM seal_heads WHERE stream_id = :h",
-            "DELETE FROM events WHERE stream_id = :h",
-            "DELETE FROM settlements WHERE hand_id = :h",
-            f"DELETE FROM ledger_postings WHERE tx_id = {int(tx)}",
-            "DELETE FROM ledger_transactions WHERE hand_id = :h",
-            "DELETE FROM streams WHERE stream_id = :h",
-        ):
-            conn.execute(sa.text(sql), {"h": h2})
+        _delete_hand(conn, h2)
     la = _audit(c, held)
     gap = _named(la, "hand_number_gap")
     assert [f.hand_id for f in gap] == [h2], la.to_json_dict()
@@ -351,18 +356,7 @@ async def test_a_parallel_audit_reports_exactly_what_one_process_does(
     _, (_, h2, _, h4, _) = await _history(c, 5)
     await c.open_table("wlopen")  # a second table: more streams and a pending shoe
     with _behind_its_back(c) as conn:
-        tx = conn.execute(
-            sa.text("SELECT tx_id FROM ledger_transactions WHERE hand_id = :h"), {"h": h2}
-        ).scalar_one()
-        for sql in (
-            "DELETE FROM seal_heads WHERE stream_id = :h",
-            "DELETE FROM events WHERE stream_id = :h",
-            "DELETE FROM settlements WHERE hand_id = :h",
-            f"DELETE FROM ledger_postings WHERE tx_id = {int(tx)}",
-            "DELETE FROM ledger_transactions WHERE hand_id = :h",
-            "DELETE FROM streams WHERE stream_id = :h",
-        ):
-            conn.execute(sa.text(sql), {"h": h2})
+        _delete_hand(conn, h2)
         # h4 loses its last event: a failure of that hand alone
         conn.execute(
             sa.text(
