@@ -5,6 +5,7 @@ at the stored record's version, as the auditor does - not at the current version
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from croupier.audit import StoredSettlement, Verdict, audit_hand
 from croupier.export import HandExport, dump, keys_for
@@ -71,3 +72,51 @@ def test_the_recorded_version_of_a_stored_record() -> None:
     assert recorded_version(b'{"record_version":true}') == RECORD_VERSION
     assert recorded_version(b"not json") == RECORD_VERSION
     assert recorded_version(b"[1]") == RECORD_VERSION
+
+
+def test_a_stored_version_1_hand_is_shown_at_version_1(tmp_path: Path) -> None:
+    """The same through the store: `croupier hand history ID`, the viewer and the
+    export read the stored record's version."""
+    from croupier.store import Store
+    from croupier.store.events import StreamInfo
+    from croupier.store.ledger import LedgerTx, Posting
+    from croupier_services.audit import load_hand
+
+    run = DealerRun("sangong.hundred", seats=SEATS, bets=[(1, "east", 1000), (2, "west", 500)])
+    hand = run.open()
+    full, hs = run.finish(hand.hand_id, record_version=1)
+    store = Store.open(f"sqlite:///{tmp_path / 'v1.db'}", upgrade=True)
+    try:
+        with store.transaction() as tx:
+            for b in run.batches:
+                streams = [
+                    StreamInfo(
+                        r.stream_id, r.kind, r.variant, r.table_id, r.shoe_id, r.opened_at_ms
+                    )
+                    for r in b.streams
+                ]
+                tx.append(b.events, b.seals, streams)
+            kept = {e.hash for b in run.batches for e in b.events}
+            tx.append(
+                [e for e in full.events if e.hash not in kept],
+                [s for s in full.seals if s not in run.stream(hand.hand_id).seals],
+            )
+            tx_id = tx.post(
+                LedgerTx(
+                    idempotency_key=hs.idempotency_key,
+                    hand_id=hs.hand_id,
+                    postings=tuple(Posting(a, n) for a, n in hs.postings),
+                    memo={},
+                ),
+                at_ms=1,
+            )
+            tx.put_settlement(hs.hand_id, hs.variant, "t1", tx_id, hs.record_bytes, 1)
+        log = reporting.stored_log(store, hand.hand_id)
+        assert log.record_version == 1
+        history = reporting.history(store, hand.hand_id)
+        assert "Settlement record version: 1" in history
+        assert f"Settlement record SHA-256: {hs.record_hash}" in history
+        exported = dump(load_hand(store, hand.hand_id, proofs=False))
+        assert json.loads(exported.splitlines()[-1])["record"]["record_version"] == 1
+    finally:
+        store.engine.dispose()
