@@ -38,9 +38,10 @@ def traceparent(trace_id: str, span: str, flags: str = SAMPLED) -> str:
 
 
 def hand_of_msg_id(msg_id: str) -> str | None:
-    """The hand a message id names (``<kind>:<hand id>``), or None."""
-    kind, sep, rest = msg_id.partition(":")
-    return rest if sep and kind and rest else None
+    """The hand a message id names (``<kind>:<hand id>``, a hand id has no ``:``; a
+    suffix after the hand id is ignored), or None."""
+    parts = msg_id.split(":")
+    return parts[1] if len(parts) >= 2 and parts[0] and parts[1] else None
 
 
 def traceparent_for_message(msg_id: str) -> str | None:

@@ -118,6 +118,8 @@ def test_the_trace_of_a_hand_is_derived_from_its_id() -> None:
     assert all(tp is not None and trace.trace_id_of(tp) == t for tp in tps)
     assert len({tp.split("-")[2] for tp in tps if tp}) == 2  # a span id per hop
     assert trace.traceparent_for_message("no-hand") is None
+    assert trace.hand_of_msg_id("hand:t1_h1:again") == "t1_h1"  # a test's re-publish
+    assert trace.hand_of_msg_id("hand:") is None and trace.hand_of_msg_id(":x") is None
     from croupier.bus.jetstream import headers_for
 
     h = headers_for("settled:baccarat-t1-000001")
