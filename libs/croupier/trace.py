@@ -37,6 +37,12 @@ def traceparent(trace_id: str, span: str, flags: str = SAMPLED) -> str:
     return f"{VERSION}-{trace_id}-{span}-{flags}"
 
 
+def hand_traceparent(hand_id: str) -> str:
+    """The ``traceparent`` of the dealer's opening of hand ``hand_id`` (the root span
+    of the hand's trace, as a caller continuing the trace sees it)."""
+    return traceparent(hand_trace_id(hand_id), span_id(f"open:{hand_id}"))
+
+
 def hand_of_msg_id(msg_id: str) -> str | None:
     """The hand a message id names (``<kind>:<hand id>``, a hand id has no ``:``; a
     suffix after the hand id is ignored), or None."""

@@ -40,11 +40,14 @@ async def test_a_hand_is_one_trace_from_dealer_to_settlement(cluster: Cluster) -
     root.setLevel(logging.INFO)
     try:
         table = await c.open_table("trace")
-        h = await c.gw.OpenHand(
+        call = c.gw.OpenHand(
             gateway_pb2.OpenHandRequest(table_id=table, seats=seat_entries(table, 2)),
             metadata=CALLER_TP,
         )
+        h = await call
         hid = h.hand_id
+        # the dealer starts the hand's trace and tells the caller its traceparent
+        opened_tp = dict(await call.initial_metadata()).get("traceparent")
         await c.gw.PlaceBets(
             gateway_pb2.PlaceBetsRequest(
                 hand_id=hid, bets=[gateway_pb2.Bet(seat=1, spot="banker", amount_minor=10_000)]
@@ -60,6 +63,8 @@ async def test_a_hand_is_one_trace_from_dealer_to_settlement(cluster: Cluster) -
 
     want = trace.hand_trace_id(hid)
     assert want != CALLER
+    assert opened_tp == trace.hand_traceparent(hid)
+    assert trace.trace_id_of(str(opened_tp)) == want
 
     # every message of the hand on the stream: same trace id, a span id per hop
     msgs = [m for m in await all_stream_messages(c.bus) if m.headers and hid in str(m.headers)]
@@ -71,7 +76,7 @@ async def test_a_hand_is_one_trace_from_dealer_to_settlement(cluster: Cluster) -
         assert tp is not None, f"{kind} message without traceparent"
         assert trace.trace_id_of(tp) == want, (kind, tp)
         spans.add(tp.split("-")[2])
-    assert len(spans) == 3
+    assert len(spans) == 3 and str(opened_tp).split("-")[2] not in spans
 
     # settlement's "hand settled" line carries it
     settled = [r for r in cap.records if r.getMessage() == "hand settled"]
