@@ -31,7 +31,6 @@ zero-sum, balances equal to what the hands settled, the transparency log) are
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -49,8 +48,7 @@ from croupier.errors import (
 from croupier.events import Event, Seal, SealVerifier, verify_chain
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
-from croupier.money.record import RECORD_VERSION, RECORD_VERSIONS
-from croupier.settlement import settle_state
+from croupier.settlement import recorded_version, settle_state
 from croupier.signing import KeyRegistry
 from croupier.tlog import merkle, seal_leaf_hash
 from croupier.tlog.note import Checkpoint
@@ -367,13 +365,7 @@ def effective_commitment(
 def _record_version(stored: StoredSettlement | None) -> int:
     """The record version ``stored`` was written with (the current one when there is no
     stored record or it names none this auditor knows: the comparison then fails)."""
-    if stored is None:
-        return RECORD_VERSION
-    try:
-        version = json.loads(stored.record_bytes).get("record_version")
-    except (ValueError, AttributeError):
-        return RECORD_VERSION
-    return version if isinstance(version, int) and version in RECORD_VERSIONS else RECORD_VERSION
+    return recorded_version(None if stored is None else stored.record_bytes)
 
 
 def _posting_diff(stored: Sequence[tuple[str, int]], want: Sequence[tuple[str, int]]) -> str:

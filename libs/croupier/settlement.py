@@ -10,6 +10,7 @@ for rake revenue. A hand's postings are the net deltas and sum to exactly zero.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,9 +18,24 @@ from typing import Any
 from croupier import canonical
 from croupier.errors import MoneyError
 from croupier.games.base import Engine, HandState
-from croupier.money.record import RECORD_VERSION
+from croupier.money.record import RECORD_VERSION, RECORD_VERSIONS
 
 HOUSE = "house"
+
+
+def recorded_version(record_bytes: bytes | None) -> int:
+    """The settlement record version a stored record (canonical JSON) was written with:
+    a hand is rebuilt, audited and shown at that version. The current version when
+    there is no record or it names none this code knows (a comparison then fails)."""
+    if record_bytes is None:
+        return RECORD_VERSION
+    try:
+        version = json.loads(record_bytes).get("record_version")
+    except (ValueError, AttributeError):
+        return RECORD_VERSION
+    if isinstance(version, int) and not isinstance(version, bool) and version in RECORD_VERSIONS:
+        return version
+    return RECORD_VERSION
 
 
 @dataclass(frozen=True, slots=True)

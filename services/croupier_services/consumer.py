@@ -41,6 +41,7 @@ from nats.aio.msg import Msg
 from nats.errors import Error as NatsError
 from nats.js.errors import Error as JsError
 
+from croupier import trace
 from croupier.bus import wire
 from croupier.bus.jetstream import Bus, Consumer, delivery_count
 from croupier.bus.relay import OutboxRelay
@@ -341,12 +342,15 @@ class ConsumerLoop:
             logs.set_ids()  # nothing of the previous message
             try:
                 m = wire.decode(msg.data)
+                hand_id = m.events[0].stream if m.events else None
                 logs.set_ids(
-                    hand_id=m.events[0].stream if m.events else None,
+                    hand_id=hand_id,
                     table_id=_table_of(msg.subject),
+                    # the hand's trace: from the message's traceparent, else derived
                     trace_id=logs.trace_id_of(
                         (getattr(msg, "headers", None) or {}).get("traceparent")
-                    ),
+                    )
+                    or (trace.hand_trace_id(hand_id) if hand_id else None),
                 )
                 if not self._known(m):
                     metrics.CONSUMER_UNVERIFIABLE.labels(self.durable).inc()

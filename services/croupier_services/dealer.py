@@ -46,6 +46,7 @@ from croupier.store import EventStore, Outbox, OutboxItem, RequestRecord, Stream
 from croupier.store import outbox as ob
 from croupier.store.requests import replay, request_hash
 from croupier.store.secrets import SeedBox
+from croupier.trace import hand_traceparent
 from croupier_services import metrics
 from croupier_services.feed import FeedHub
 from croupier_services.grpc_util import abort, rpc
@@ -590,7 +591,11 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                 ),
             )
 
-        return await self._once("OpenHand", request, context, gateway_pb2.OpenHandResponse, apply)
+        resp = await self._once("OpenHand", request, context, gateway_pb2.OpenHandResponse, apply)
+        # the hand's trace starts here: the caller learns its traceparent (W3C), which
+        # every message of the hand carries, to put its own later calls in it
+        await context.send_initial_metadata((("traceparent", hand_traceparent(resp.hand_id)),))
+        return resp
 
     @rpc("PlaceBets")
     async def PlaceBets(

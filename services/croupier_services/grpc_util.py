@@ -27,6 +27,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
+from croupier import trace
 from croupier.auth import AuthInterceptor, Resources, SeatTokens, TokenVerifier
 from croupier.errors import (
     AlreadyExists,
@@ -222,13 +223,21 @@ async def _call(
 
 def _ids_of(request: Any, context: grpc.aio.ServicerContext) -> dict[str, str | None]:
     """The hand and table a request names (its ``hand_id`` / ``table_id`` fields) and the
-    trace id of a W3C ``traceparent`` in the call's metadata, to bind into the logs."""
+    trace id to bind into the logs: a call naming a hand is in the hand's trace
+    (:func:`croupier.trace.hand_trace_id`, the one every message of the hand carries);
+    a W3C ``traceparent`` in the call's metadata with another trace id is kept as
+    ``caller_trace_id`` (a link to the caller's trace), and is the trace id of a call
+    that names no hand."""
     md = getattr(context, "invocation_metadata", None)
     tp = dict((md() if callable(md) else None) or ()).get("traceparent")
+    caller = logs.trace_id_of(tp if isinstance(tp, str) else None)
+    hand_id = str(getattr(request, "hand_id", "") or "") or None
+    own = trace.hand_trace_id(hand_id) if hand_id else caller
     return {
-        "hand_id": str(getattr(request, "hand_id", "") or "") or None,
+        "hand_id": hand_id,
         "table_id": str(getattr(request, "table_id", "") or "") or None,
-        "trace_id": logs.trace_id_of(tp if isinstance(tp, str) else None),
+        "trace_id": own,
+        "caller_trace_id": caller if caller != own else None,
     }
 
 

@@ -1,7 +1,8 @@
 """Structured logs: one JSON object per line (time, level, logger, message, and any
 ``extra={...}`` fields), for log shippers.
 
-Ids bound with :func:`bind` (``hand_id``, ``table_id``, ``trace_id``) where a hand is
+Ids bound with :func:`bind` (``hand_id``, ``table_id``, ``trace_id``, and a caller's
+other ``caller_trace_id``) where a hand is
 handled - a consumer loop's message, a dealer call - ride on every record logged in
 that context (a :class:`contextvars.ContextVar`, so each asyncio task keeps its own)."""
 
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -17,9 +17,10 @@ from contextvars import ContextVar
 from types import MappingProxyType
 from typing import Any
 
-BOUND_KEYS = ("hand_id", "table_id", "trace_id")
+from croupier import trace
+
+BOUND_KEYS = ("hand_id", "table_id", "trace_id", "caller_trace_id")
 _BOUND: ContextVar[Mapping[str, str]] = ContextVar("croupier_log_ids", default=MappingProxyType({}))
-_TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$")
 
 
 def bound() -> dict[str, str]:
@@ -46,10 +47,7 @@ def bind(**ids: str | None) -> Iterator[None]:
 def trace_id_of(traceparent: str | None) -> str | None:
     """The trace id of a W3C ``traceparent`` header value (None if absent or malformed,
     or the all-zero invalid id)."""
-    m = _TRACEPARENT.match(traceparent or "")
-    if m is None or set(m.group(1)) == {"0"}:
-        return None
-    return m.group(1)
+    return trace.trace_id_of(traceparent)
 
 
 class BoundIds(logging.Filter):

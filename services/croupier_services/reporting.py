@@ -14,8 +14,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from croupier import report
 from croupier.errors import InvalidInput
-from croupier.export import SCRIPT_FORMAT, load, load_script
+from croupier.export import SCRIPT_FORMAT, HandExport, load, load_script
 from croupier.history import HandLog, render
+from croupier.settlement import recorded_version
 from croupier.store import EventStore
 from croupier_services import config
 from croupier_services.audit import load_hand
@@ -50,16 +51,23 @@ def day_report(
     return report.build(day, tz, hands, {v: theoretical_rtp(v) for v in house})
 
 
+def export_log(x: HandExport, opened_at_ms: int | None = None) -> HandLog:
+    """A loaded hand (stored or exported) as a :class:`HandLog`, its settlement shown at
+    the record version the hand was recorded with (as the auditor rebuilds it)."""
+    return HandLog(
+        x.hand_id,
+        tuple((e.type, e.payload) for e in x.hand.events),
+        opened_at_ms=opened_at_ms,
+        signed=True,
+        record_version=recorded_version(
+            None if x.settlement is None else x.settlement.record_bytes
+        ),
+    )
+
+
 def stored_log(store: EventStore, hand_id: str) -> HandLog:
     """A stored hand's events as a :class:`HandLog` (seals are checked by the audit)."""
-    x = load_hand(store, hand_id)
-    opened_at = store.stream_info(hand_id).opened_at_ms
-    return HandLog(
-        hand_id,
-        tuple((e.type, e.payload) for e in x.hand.events),
-        opened_at_ms=opened_at,
-        signed=True,
-    )
+    return export_log(load_hand(store, hand_id), store.stream_info(hand_id).opened_at_ms)
 
 
 def file_log(text: str) -> HandLog:
@@ -71,8 +79,7 @@ def file_log(text: str) -> HandLog:
     if isinstance(first, dict) and first.get("format") == SCRIPT_FORMAT:
         sc = load_script(text)
         return HandLog(sc.hand_id, sc.events)
-    x = load(text)
-    return HandLog(x.hand_id, tuple((e.type, e.payload) for e in x.hand.events), signed=True)
+    return export_log(load(text))
 
 
 def history(store: EventStore, hand_id: str, tz: tzinfo | None = None) -> str:

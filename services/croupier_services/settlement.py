@@ -14,7 +14,7 @@ from typing import Any
 
 import grpc
 
-from croupier import canonical
+from croupier import canonical, trace
 from croupier.bus import subjects, wire
 from croupier.bus.jetstream import Bus
 from croupier.bus.relay import OutboxRelay
@@ -147,7 +147,11 @@ class SettlementWorker:
         metrics.PAYOUT.labels(hs.variant).inc(hs.returned)
         if hs.pvp_turnover is not None:
             metrics.PVP_TURNOVER.labels(hs.variant).inc(hs.pvp_turnover)
-        with logs.bind(hand_id=hs.hand_id, table_id=str(w.extra["table"])):
+        with logs.bind(
+            hand_id=hs.hand_id,
+            table_id=str(w.extra["table"]),
+            trace_id=trace.hand_trace_id(hs.hand_id),
+        ):
             log.info(
                 "hand settled",
                 extra={"variant": hs.variant, "rake": hs.rake, "record_hash": hs.record_hash},

@@ -32,7 +32,7 @@ from urllib.parse import parse_qs, quote, urlparse
 
 from croupier import canonical
 from croupier.errors import CroupierError, NotFound
-from croupier.history import HandLog, render, replay
+from croupier.history import render, replay
 from croupier.history.text import money
 from croupier.report import DayReport
 from croupier.store import EventStore
@@ -250,9 +250,7 @@ def hand_page(
     events = [(e.type, e.payload) for e in x.hand.events]
     opened = events[0][1]
     rep = Auditor(store, trust).audit(hand_id)
-    log = HandLog(
-        hand_id, tuple(events), opened_at_ms=store.stream_info(hand_id).opened_at_ms, signed=True
-    )
+    log = reporting.export_log(x, store.stream_info(hand_id).opened_at_ms)
     title = f"Hand {hand_id}"
     last = len(events) - 1
     cur = last if step is None else max(0, min(step, last))

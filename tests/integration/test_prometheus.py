@@ -5,7 +5,9 @@ A short embedded demo (``croupier demo --keep-running``) is scraped by Debian's
 of the Grafana dashboard (its variables filled as Grafana would) and every alert
 expression is evaluated through Prometheus's HTTP API: each must evaluate without error,
 each panel whose series the demo produced must return data, and the alerts that a
-healthy cluster must not raise stay quiet. ``.ci/run`` installs ``prometheus`` when it is
+healthy cluster must not raise stay quiet. A table of every panel and alert with its
+result (evaluated, has data, alert state) is printed and written to a file
+(deploy/README.md shows the last one). ``.ci/run`` installs ``prometheus`` when it is
 missing; elsewhere the test is skipped with that reason.
 """
 
@@ -201,7 +203,7 @@ def test_every_panel_query_evaluates_and_has_data_where_the_demo_made_some(
         if r.get("status") != "success":
             failures.append(f"panel {pid} {title!r}: {r.get('error')}")
             continue
-        series = {m for m in re.findall(r"\b((?:croupier|grpc|gnatsd|jetstream)_[a-z_]+)", expr)}
+        series = set(SERIES.findall(expr))
         produced = series and all(s in exported for s in series)
         if produced and not r["data"]["result"] and title not in EMPTY_WHEN_HEALTHY:
             failures.append(f"panel {pid} {title!r}: no data from {expr}")
@@ -242,6 +244,110 @@ def test_every_alert_evaluates_and_a_healthy_cluster_is_quiet(prometheus: str) -
         )
     ]
     assert not loud, loud
+
+
+SERIES = re.compile(r"\b((?:croupier|grpc|gnatsd|jetstream)_[a-z_]+)")
+
+
+SERIES_NAME = re.compile(r"(?:croupier|grpc|gnatsd|jetstream)_[a-z0-9_]+|up")
+_GROUPING = re.compile(r"\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)")
+_TOKEN = re.compile(r"\{[^}]*\}|[A-Za-z_:][A-Za-z0-9_:]*")
+
+
+def selectors(expr: str) -> list[str]:
+    """The series selectors ``expr`` reads (``name`` or ``name{matchers}``); label
+    names in matchers and grouping clauses are not series."""
+    e = _GROUPING.sub(" ", expr)
+    toks = list(_TOKEN.finditer(e))
+    out = []
+    for i, t in enumerate(toks):
+        name = t.group()
+        if name.startswith("{") or not SERIES_NAME.fullmatch(name):
+            continue
+        nxt = toks[i + 1] if i + 1 < len(toks) else None
+        glued = (
+            nxt is not None and nxt.group().startswith("{") and not e[t.end() : nxt.start()].strip()
+        )
+        out.append(name + (nxt.group() if glued and nxt is not None else ""))
+    return out
+
+
+def _has_inputs(base: str, expr: str) -> bool:
+    """Whether every series selector of ``expr`` selects at least one series now (the
+    rule is watching real input)."""
+    sels = selectors(expr)
+    return bool(sels) and all(_query(base, f"count({x})")["data"]["result"] for x in sels)
+
+
+def result_table(base: str) -> list[tuple[str, str, str, str, str]]:
+    """One row per dashboard panel query and per alert rule, as evaluated now on the
+    real Prometheus: (kind, title, expression evaluated OK, has data, alert state).
+
+    A panel has data when its query returns at least one series. An alert has data when
+    every series selector of its expression selects series now (the rule watches real
+    input);
+    its state is Prometheus's own (inactive, pending, firing)."""
+    rows: list[tuple[str, str, str, str, str]] = []
+    for pid, title, expr in _panels():
+        r = _query(base, _fill(expr))
+        ok = r.get("status") == "success"
+        data = ok and bool(r["data"]["result"])
+        rows.append(
+            (
+                "panel",
+                f"{pid} {title}",
+                "yes" if ok else f"no: {r.get('error')}",
+                "yes" if data else "no",
+                "-",
+            )
+        )
+    groups = _get(f"{base}/api/v1/rules")["data"]["groups"]
+    for g in groups:
+        for rule in g["rules"]:
+            ok = rule.get("health") == "ok"
+            rows.append(
+                (
+                    "alert",
+                    str(rule["name"]),
+                    "yes" if ok else f"no: {rule.get('lastError')}",
+                    "yes" if _has_inputs(base, str(rule["query"])) else "no",
+                    str(rule.get("state", "?")),
+                )
+            )
+    return rows
+
+
+def markdown(rows: list[tuple[str, str, str, str, str]]) -> str:
+    head = "| kind | panel / alert | expression evaluated OK | has data | alert state |"
+    lines = [head, "|---|---|---|---|---|"]
+    lines += ["| " + " | ".join(x.replace("|", "\\|") for x in r) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_table_of_every_panel_and_alert_with_its_result(
+    prometheus: str, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The table the operators read: every panel query and every alert with its result
+    on this Prometheus, printed and written to ``prometheus-table.md`` in the test's
+    temporary directory. Every panel and every alert has its row, every expression
+    evaluates, and the alerts a healthy cluster may not raise are not firing."""
+    time.sleep(3)  # a few evaluation rounds after the data is in
+    rows = result_table(prometheus)
+    panels = [r for r in rows if r[0] == "panel"]
+    alerts = [r for r in rows if r[0] == "alert"]
+    assert len(panels) == len(_panels())
+    rule_names = re.findall(r"^\s*- alert: (\S+)", ALERTS.read_text(), re.M)
+    assert sorted(r[1] for r in alerts) == sorted(rule_names)
+    assert all(r[2] == "yes" for r in rows), [r for r in rows if r[2] != "yes"]
+    assert all(r[4] in ("inactive", "pending", "firing") for r in alerts)
+    assert not [r for r in alerts if r[4] == "firing" and r[1] not in QUIET_EXEMPT]
+    # the demo's money panels have data
+    assert all(r[3] == "yes" for r in panels if "RTP" in r[1] or "settled" in r[1].lower())
+    text = markdown(rows)
+    out = tmp_path_factory.mktemp("table") / "prometheus-table.md"
+    out.write_text(text, encoding="utf-8")
+    with capsys.disabled():
+        print(f"\n{text}(written to {out})")
 
 
 PROMTOOL = shutil.which("promtool")

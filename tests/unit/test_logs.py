@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from croupier import trace
 from croupier.testing import DealerRun
 from croupier_services import logs
 from croupier_services.consumer import Work, _table_of
@@ -53,7 +54,9 @@ def test_a_settlement_log_line_carries_the_hand_and_table_ids(lines: io.StringIO
     assert len(settled) == 1, rows
     row = settled[0]
     assert row["hand_id"] == hand.hand_id and row["table_id"] == "t9"
-    assert row["trace_id"] == TRACE and row["variant"] == "sangong.hundred"
+    # the hand's own trace, whatever the context had bound
+    assert row["trace_id"] == trace.hand_trace_id(hand.hand_id) != TRACE
+    assert row["variant"] == "sangong.hundred"
     assert logs.bound() == {}
 
 
@@ -84,7 +87,41 @@ def test_a_dealer_call_binds_its_hand_table_and_trace() -> None:
         def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
             return (("traceparent", f"00-{TRACE}-00f067aa0ba902b7-01"),)
 
+    # a call naming a hand is in the hand's trace; the caller's is kept as a link
+    hand_trace = trace.hand_trace_id("h7")
     ids = _ids_of(gateway_pb2.PlaceBetsRequest(hand_id="h7"), Ctx())
-    assert ids == {"hand_id": "h7", "table_id": None, "trace_id": TRACE}
+    assert ids == {
+        "hand_id": "h7",
+        "table_id": None,
+        "trace_id": hand_trace,
+        "caller_trace_id": TRACE,
+    }
+
+    class Same:
+        def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
+            return (("traceparent", f"00-{hand_trace}-00f067aa0ba902b7-01"),)
+
+    ids = _ids_of(gateway_pb2.PlaceBetsRequest(hand_id="h7"), Same())
+    assert ids["trace_id"] == hand_trace and ids["caller_trace_id"] is None
+    # a call naming no hand continues the caller's trace
+    ids = _ids_of(gateway_pb2.OpenHandRequest(table_id="t3"), Ctx())
+    assert ids == {"hand_id": None, "table_id": "t3", "trace_id": TRACE, "caller_trace_id": None}
     ids = _ids_of(gateway_pb2.OpenHandRequest(table_id="t3"), object())
-    assert ids == {"hand_id": None, "table_id": "t3", "trace_id": None}
+    assert ids == {"hand_id": None, "table_id": "t3", "trace_id": None, "caller_trace_id": None}
+
+
+def test_the_trace_of_a_hand_is_derived_from_its_id() -> None:
+    t = trace.hand_trace_id("baccarat-t1-000001")
+    assert len(t) == 32 and t == trace.hand_trace_id("baccarat-t1-000001")
+    assert t != trace.hand_trace_id("baccarat-t1-000002")
+    tps = [trace.traceparent_for_message(f"{k}:baccarat-t1-000001") for k in ("hand", "outcome")]
+    assert all(tp is not None and trace.trace_id_of(tp) == t for tp in tps)
+    assert len({tp.split("-")[2] for tp in tps if tp}) == 2  # a span id per hop
+    assert trace.traceparent_for_message("no-hand") is None
+    assert trace.hand_of_msg_id("hand:t1_h1:again") == "t1_h1"  # a test's re-publish
+    assert trace.hand_of_msg_id("hand:") is None and trace.hand_of_msg_id(":x") is None
+    from croupier.bus.jetstream import headers_for
+
+    h = headers_for("settled:baccarat-t1-000001")
+    assert h["Nats-Msg-Id"] == "settled:baccarat-t1-000001"
+    assert trace.trace_id_of(h["traceparent"]) == t

@@ -40,10 +40,21 @@ from nats.js.api import (
 )
 from nats.js.errors import NotFoundError
 
+from croupier import trace
 from croupier.bus import subjects
 from croupier.errors import InvalidInput
 
 log = logging.getLogger("croupier.bus")
+
+
+def headers_for(msg_id: str) -> dict[str, str]:
+    """The headers of a published message: its deduplication id and, for a message of
+    a hand, the W3C ``traceparent`` of the hand's trace (:mod:`croupier.trace`)."""
+    h = {"Nats-Msg-Id": msg_id}
+    tp = trace.traceparent_for_message(msg_id)
+    if tp is not None:
+        h["traceparent"] = tp
+    return h
 
 
 def server_list(url: str) -> list[str]:
@@ -313,13 +324,13 @@ class Bus:
 
     async def publish(self, subject: str, data: bytes, msg_id: str) -> bool:
         """Publish and wait for the stream's ack. Returns False for a duplicate."""
-        ack = await self.js.publish(subject, data, headers={"Nats-Msg-Id": msg_id})
+        ack = await self.js.publish(subject, data, headers=headers_for(msg_id))
         return not ack.duplicate
 
     async def publish_many(self, items: Sequence[tuple[str, bytes, str]]) -> int:
         """Publish concurrently; returns how many were new (not duplicates)."""
         acks = await asyncio.gather(
-            *(self.js.publish(s, d, headers={"Nats-Msg-Id": m}) for s, d, m in items)
+            *(self.js.publish(s, d, headers=headers_for(m)) for s, d, m in items)
         )
         return sum(0 if a.duplicate else 1 for a in acks)
 
@@ -330,7 +341,7 @@ class Bus:
         (new or duplicate). Failures are returned, not raised."""
         res = await asyncio.gather(
             *(
-                self.js.publish(s, d, timeout=timeout_s, headers={"Nats-Msg-Id": m})
+                self.js.publish(s, d, timeout=timeout_s, headers=headers_for(m))
                 for s, d, m in items
             ),
             return_exceptions=True,

@@ -25,6 +25,7 @@ from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
 from croupier.games.registry import variant_config
 from croupier.history.glossary import gloss_first
+from croupier.money.record import RECORD_VERSION
 from croupier.settlement import HOUSE, HandSettlement, settle_state
 
 FORMAT = "croupier-history/v1"
@@ -41,6 +42,10 @@ class HandLog:
     opened_at_ms: int | None = None
     signed: bool = False
     notes: tuple[str, ...] = field(default_factory=tuple)
+    record_version: int = RECORD_VERSION
+    """The settlement record version the hand was recorded with (a stored hand's:
+    :func:`croupier.settlement.recorded_version`); the settlement is rebuilt, as the
+    auditor does, at that version."""
 
 
 @dataclass
@@ -64,7 +69,7 @@ def replay(log: HandLog) -> Replayed:
         eng.apply(state, g.HAND_CLOSED, {})
     if not state.closed:
         return Replayed(state, None, None)
-    return Replayed(state, eng.outcome(state), settle_state(eng, state))
+    return Replayed(state, eng.outcome(state), settle_state(eng, state, log.record_version))
 
 
 # -- formatting ----------------------------------------------------------------------
@@ -392,5 +397,6 @@ def render(log: HandLog, *, time_zone: Any = UTC) -> str:
     L.append(f"Rake: {money(rec.get('total_rake', 0))}")
     L.append("Ledger postings:")
     L += [f"  {a} {money(v, sign=True)}" for a, v in rp.settlement.postings]
+    L.append(f"Settlement record version: {rp.settlement.record['record_version']}")
     L.append(f"Settlement record SHA-256: {rp.settlement.record_hash}")
     return "\n".join(gloss_first(L, skip=("source:", "Rules:"))) + "\n"
