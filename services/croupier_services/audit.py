@@ -504,9 +504,19 @@ def report_pb(rep: AuditReport) -> audit_pb2.AuditReport:
 
 
 class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
-    def __init__(self, store: EventStore, trust: TrustedKeys) -> None:
+    """The audit service. ``log_key`` is the log's pinned verifier key
+    (``CROUPIER_LOG_KEY``): with it, a since-revoked key's seal passes when a checkpoint
+    of that log dated before the revocation included it, as in ``croupier audit``."""
+
+    def __init__(
+        self, store: EventStore, trust: TrustedKeys, log_key: NoteVerifier | None = None
+    ) -> None:
         self.store = store
         self.trust = trust
+        self.log_key = log_key
+
+    def _auditor(self) -> Auditor:
+        return Auditor(self.store, self.trust, log_key=self.log_key)
 
     @rpc("VerifyHand")
     async def VerifyHand(
@@ -515,7 +525,7 @@ class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
         if not request.hand_id:
             raise InvalidInput("hand_id is required")
         return audit_pb2.VerifyHandResponse(
-            report=report_pb(Auditor(self.store, self.trust).audit(request.hand_id))
+            report=report_pb(self._auditor().audit(request.hand_id))
         )
 
     async def VerifyRange(
@@ -525,7 +535,7 @@ class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
             await abort(
                 context, grpc.StatusCode.INVALID_ARGUMENT, "out_of_range", "limit must be >= 0"
             )
-        a = Auditor(self.store, self.trust)
+        a = self._auditor()
         for rep in a.audit_range(
             a.hand_ids(
                 table_id=request.table_id or None,

@@ -406,8 +406,9 @@ def cmd_fair(a: argparse.Namespace) -> int:
 def _log_key(path: str | None) -> NoteVerifier | None:
     """The log's verifier key an auditor pins: ``--log-key FILE`` or
     ``CROUPIER_LOG_KEY`` (a file holding ``name+id+key``, e.g. the keys dir's log.vkey)."""
-    p = path or config.LOG_KEY.get()
-    return NoteVerifier.parse(Path(p).read_text(encoding="utf-8")) if p else None
+    from croupier_services.tlog import pinned_log_key
+
+    return pinned_log_key(path)
 
 
 def _held(path: str | None, key: NoteVerifier | None) -> Checkpoint | None:

@@ -43,7 +43,7 @@ from croupier_services.security import (
     viewer_authorizer,
 )
 from croupier_services.settlement import SettlementServicer, SettlementWorker
-from croupier_services.tlog import log_signer, run_publisher
+from croupier_services.tlog import log_signer, pinned_log_key, run_publisher
 
 log = logging.getLogger("croupier")
 
@@ -160,6 +160,9 @@ class Node:
     async def start(self) -> Node:
         signers = role_signers(self.keys_dir, self.roles)  # first: no key, no start
         log_key = log_signer(self.keys_dir) if "log" in self.roles else None
+        # the audit service and viewer pin the log's key as the CLI audit does
+        # (CROUPIER_LOG_KEY); an unreadable one stops the start before anything opens
+        audit_log_key = pinned_log_key() if "audit" in self.roles else None
         self.trust = TrustedKeys.from_dir(Path(self.keys_dir), self.trust_root)
         # security material first: a service without it stops before touching anything
         auth = self.auth = self.auth or AuthSettings.from_env()
@@ -221,7 +224,7 @@ class Node:
             )
         if "audit" in self.roles:
             audit_pb2_grpc.add_AuditServiceServicer_to_server(
-                AuditServicer(self.store, self.trust), self.server
+                AuditServicer(self.store, self.trust, log_key=audit_log_key), self.server
             )
             served.append(SERVICE_NAMES["audit"])
             if self.viewer_port:
@@ -230,6 +233,7 @@ class Node:
                 self.viewer = Viewer(
                     self.store,
                     trust=self.trust,
+                    log_key=audit_log_key,
                     host=self.viewer_host,
                     port=self.viewer_port,
                     authorize=self.viewer_authorize
