@@ -47,6 +47,28 @@ def test_db_roles_needs_postgresql(
     assert "PostgreSQL" in capsys.readouterr().err
 
 
+def test_auth_grant_and_revoke_a_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from croupier.store import Store
+
+    url = f"sqlite:///{tmp_path / 'g.sqlite'}"
+    monkeypatch.setenv("CROUPIER_DATABASE_URL", url)
+    assert main(["auth", "grant", "--table", "t1", "--gateway", "gw-2"]) == 0
+    assert main(["auth", "revoke", "--table", "t1", "--gateway", "gw-2"]) == 0
+    assert main(["auth", "revoke", "--table", "t1", "--gateway", "gw-2"]) == 0
+    out = capsys.readouterr().out
+    assert "revoked from gw-2" in out and "was not granted to gw-2" in out
+    assert main(["auth", "revoke", "--table", "t1"]) == 2  # no gateway: refused
+    assert "revoke needs --table and --gateway" in capsys.readouterr().err
+    store = Store.open(url)
+    try:
+        assert store.table_owners("t1") == frozenset()
+        assert [c.change for c in store.grant_changes("t1")] == ["revoke"]
+    finally:
+        store.close()
+
+
 def test_a_service_without_its_material_does_not_start(tmp_path: Path) -> None:
     from croupier_services.keys import init_keys
 
