@@ -103,3 +103,36 @@ def test_the_viewer_admits_auditors_only() -> None:
     assert check({"authorization": f"Bearer {forged}"}) is None
     with pytest.raises(PermissionError):
         check({"authorization": f"Bearer {iss.issue('gw', Role.GATEWAY, 60)}"})
+
+
+def test_the_audit_node_pins_the_log_key_or_does_not_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The audit service and viewer of a node take CROUPIER_LOG_KEY; a key file that is
+    not there stops the start, nothing served."""
+    from croupier.auth import init_dev
+    from croupier_services.keys import init_keys
+
+    keys = tmp_path / "keys"
+    init_keys(keys)
+    auth = init_dev(tmp_path / "auth")
+
+    def node() -> Node:
+        return Node(
+            roles=("audit",),
+            database_url=f"sqlite:///{tmp_path / 'x.sqlite'}",
+            keys_dir=str(keys),
+            auth=AuthSettings.from_env(str(auth.root)),
+        )
+
+    async def start(n: Node) -> None:
+        try:
+            await n.start()
+        finally:
+            await n.stop()
+
+    monkeypatch.setenv("CROUPIER_LOG_KEY", str(tmp_path / "missing.vkey"))
+    with pytest.raises(ConfigError, match=r"missing\.vkey"):
+        asyncio.run(start(node()))
+    monkeypatch.setenv("CROUPIER_LOG_KEY", str(keys / "log.vkey"))
+    asyncio.run(start(node()))
