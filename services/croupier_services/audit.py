@@ -34,6 +34,7 @@ from croupier.pb.croupier.v1 import audit_pb2, audit_pb2_grpc
 from croupier.report import TableDay
 from croupier.signing import KeyRegistry
 from croupier.store import EventStore
+from croupier.store.tlog import StoredCheckpoint
 from croupier.tlog.note import Checkpoint, NoteVerifier, open_checkpoint
 from croupier.tlog.witness import CheckpointWitness
 from croupier_services import metrics
@@ -504,9 +505,19 @@ def report_pb(rep: AuditReport) -> audit_pb2.AuditReport:
 
 
 class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
-    def __init__(self, store: EventStore, trust: TrustedKeys) -> None:
+    """The audit service. ``log_key`` is the log's pinned verifier key
+    (``CROUPIER_LOG_KEY``): with it, a since-revoked key's seal passes when a checkpoint
+    of that log dated before the revocation included it, as in ``croupier audit``."""
+
+    def __init__(
+        self, store: EventStore, trust: TrustedKeys, log_key: NoteVerifier | None = None
+    ) -> None:
         self.store = store
         self.trust = trust
+        self.log_key = log_key
+
+    def _auditor(self) -> Auditor:
+        return Auditor(self.store, self.trust, log_key=self.log_key)
 
     @rpc("VerifyHand")
     async def VerifyHand(
@@ -515,7 +526,7 @@ class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
         if not request.hand_id:
             raise InvalidInput("hand_id is required")
         return audit_pb2.VerifyHandResponse(
-            report=report_pb(Auditor(self.store, self.trust).audit(request.hand_id))
+            report=report_pb(self._auditor().audit(request.hand_id))
         )
 
     async def VerifyRange(
@@ -525,7 +536,7 @@ class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
             await abort(
                 context, grpc.StatusCode.INVALID_ARGUMENT, "out_of_range", "limit must be >= 0"
             )
-        a = Auditor(self.store, self.trust)
+        a = self._auditor()
         for rep in a.audit_range(
             a.hand_ids(
                 table_id=request.table_id or None,
@@ -609,6 +620,91 @@ class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
             ],
             rendered=report.render(rep, request.format) if request.format else "",
         )
+
+    # -- the transparency log: checkpoints and proofs (verify them with croupier.tlog)
+    @rpc("GetCheckpoint")
+    async def GetCheckpoint(
+        self, request: audit_pb2.GetCheckpointRequest, context: grpc.aio.ServicerContext
+    ) -> audit_pb2.GetCheckpointResponse:
+        cp = self._checkpoint(request.tree_size)
+        return audit_pb2.GetCheckpointResponse(
+            note=cp.note,
+            tree_size=cp.size,
+            root_hash=cp.root,
+            published_at_ms=cp.published_at_ms,
+        )
+
+    @rpc("GetConsistencyProof")
+    async def GetConsistencyProof(
+        self, request: audit_pb2.GetConsistencyProofRequest, context: grpc.aio.ServicerContext
+    ) -> audit_pb2.GetConsistencyProofResponse:
+        old, new = request.old_size, request.new_size
+        size = self.store.tlog_size()
+        if not 0 <= old <= new <= size:
+            raise InvalidInput(
+                f"sizes must satisfy 0 <= old_size <= new_size <= {size} (the log's size), "
+                f"not old_size={old}, new_size={new}",
+                reason="bad_tree_size",
+            )
+        proof = self.store.consistency_proof(old, new) if 0 < old < new else []
+        return audit_pb2.GetConsistencyProofResponse(old_size=old, new_size=new, proof=proof)
+
+    @rpc("GetInclusionProof")
+    async def GetInclusionProof(
+        self, request: audit_pb2.GetInclusionProofRequest, context: grpc.aio.ServicerContext
+    ) -> audit_pb2.GetInclusionProofResponse:
+        from croupier import limits
+        from croupier.tlog import seal_leaf_hash
+
+        hand_id = limits.hand_id(request.hand_id)
+        cp = self._checkpoint(request.tree_size)
+        try:
+            is_hand = self.store.stream_info(hand_id).kind == "hand"
+        except NotFound:
+            is_hand = False
+        if not is_hand:
+            raise NotFound(f"no hand {hand_id!r}")
+        seals = self.store.seals_for(hand_id)
+        idx = self.store.leaf_indices(s.seal_id for s in seals)
+        leaves: list[audit_pb2.LeafProof] = []
+        pending: list[str] = []
+        for s in seals:
+            i = idx.get(s.seal_id)
+            if i is None or i >= cp.size:
+                pending.append(s.seal_id)
+                continue
+            leaves.append(
+                audit_pb2.LeafProof(
+                    seal_id=s.seal_id,
+                    leaf_index=i,
+                    leaf_hash=seal_leaf_hash(s),
+                    proof=self.store.inclusion_proof(i, cp.size),
+                )
+            )
+        leaves.sort(key=lambda x: x.leaf_index)
+        return audit_pb2.GetInclusionProofResponse(
+            hand_id=hand_id,
+            tree_size=cp.size,
+            checkpoint_note=cp.note,
+            leaves=leaves,
+            pending_seal_ids=pending,
+        )
+
+    def _checkpoint(self, tree_size: int) -> StoredCheckpoint:
+        """The published checkpoint of ``tree_size`` (0: the latest)."""
+        if tree_size < 0:
+            raise InvalidInput(f"tree_size must be >= 0, not {tree_size}", reason="bad_tree_size")
+        if tree_size == 0:
+            cp = self.store.latest_checkpoint()
+            if cp is None:
+                raise NotFound("no checkpoint has been published yet")
+            return cp
+        try:
+            return self.store.checkpoint_at(tree_size)
+        except NotFound:
+            raise InvalidInput(
+                f"no checkpoint of tree size {tree_size} was published", reason="bad_tree_size"
+            ) from None
 
     @rpc("ListTables")
     async def ListTables(

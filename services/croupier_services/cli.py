@@ -10,7 +10,7 @@
     croupier keys rotate --producer P [--dir DIR] [--root-key FILE] [--grace-ms MS]
     croupier keys revoke --key-id K [--at-ms MS] [--dir DIR] [--root-key FILE]
     croupier auth init [--dir DIR] | auth issue-token --subject S --role R [--ttl S]
-    croupier auth grant --table T --gateway G
+    croupier auth grant|revoke --table T --gateway G
     croupier db roles [--prefix P] [--schema S] [--login]
     croupier nats config                        # the per-service NATS users (auth.conf)
     croupier settings [--json | --markdown]     # every CROUPIER_* setting and its value
@@ -249,9 +249,16 @@ def cmd_auth(a: argparse.Namespace) -> int:
         print(issuer.issue(a.subject, Role(a.role), a.ttl))
         return 0
     if not a.table or not a.gateway:
-        raise InvalidInput("grant needs --table and --gateway")
+        raise InvalidInput(f"{a.action} needs --table and --gateway")
     st = _store(Settings.from_env("auth"))
-    new = st.grant_table(a.table, a.gateway, time.time_ns() // 1_000_000, "operator")
+    now_ms = time.time_ns() // 1_000_000
+    if a.action == "revoke":
+        if st.revoke_table(a.table, a.gateway, now_ms, "operator"):
+            print(f"table {a.table} revoked from {a.gateway} (refused from its next call)")
+        else:
+            print(f"table {a.table} was not granted to {a.gateway}")
+        return 0
+    new = st.grant_table(a.table, a.gateway, now_ms, "operator")
     print(f"table {a.table} {'granted to' if new else 'was already granted to'} {a.gateway}")
     return 0
 
@@ -399,8 +406,9 @@ def cmd_fair(a: argparse.Namespace) -> int:
 def _log_key(path: str | None) -> NoteVerifier | None:
     """The log's verifier key an auditor pins: ``--log-key FILE`` or
     ``CROUPIER_LOG_KEY`` (a file holding ``name+id+key``, e.g. the keys dir's log.vkey)."""
-    p = path or config.LOG_KEY.get()
-    return NoteVerifier.parse(Path(p).read_text(encoding="utf-8")) if p else None
+    from croupier_services.tlog import pinned_log_key
+
+    return pinned_log_key(path)
 
 
 def _held(path: str | None, key: NoteVerifier | None) -> Checkpoint | None:
@@ -780,8 +788,9 @@ def parser() -> argparse.ArgumentParser:
     au_ = sub.add_parser("auth", help="credentials: dev material, identity tokens, grants")
     au_.add_argument(
         "action",
-        choices=["init", "issue-token", "grant"],
-        help="init: dev material; issue-token: a signed identity token; grant: a table",
+        choices=["init", "issue-token", "grant", "revoke"],
+        help="init: dev material; issue-token: a signed identity token; grant: a table; "
+        "revoke: a table grant (the gateway is refused from its next call)",
     )
     au_.add_argument("--dir", help="auth folder (default CROUPIER_AUTH_DIR or var/auth)")
     au_.add_argument("--subject", help="issue-token: the caller's name")
@@ -790,8 +799,8 @@ def parser() -> argparse.ArgumentParser:
     )
     au_.add_argument("--ttl", type=int, default=86_400, help="issue-token: lifetime, seconds")
     au_.add_argument("--issuer-key", help="issue-token: issuer key (default <dir>/issuer.key)")
-    au_.add_argument("--table", help="grant: the table")
-    au_.add_argument("--gateway", help="grant: the gateway subject")
+    au_.add_argument("--table", help="grant, revoke: the table")
+    au_.add_argument("--gateway", help="grant, revoke: the gateway subject")
     au_.set_defaults(fn=cmd_auth)
 
     st = sub.add_parser(

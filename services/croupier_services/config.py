@@ -381,7 +381,7 @@ CHECKPOINT_INTERVAL_S = _f(
 LOG_KEY = _s(
     "CROUPIER_LOG_KEY",
     "",
-    "auditors: the log's verifier key file (`log.vkey`) to pin",
+    "the log's verifier key file (`log.vkey`) the audit CLI, service and viewer pin",
     group="auditors",
     shown_default="none",
 )

@@ -89,7 +89,10 @@ class HealthMonitor:
         for lp in self.loops():
             if bus is not None and nats_ok and read_lag:
                 try:
-                    pending, ack_pending = await asyncio.wait_for(bus.lag(lp.durable), 3)
+                    # the loop's own connection: a service's NATS user reads only its
+                    # own consumers
+                    own = getattr(lp, "bus", None) or bus
+                    pending, ack_pending = await asyncio.wait_for(own.lag(lp.durable), 3)
                     metrics.CONSUMER_PENDING.labels(lp.durable).set(pending)
                     metrics.CONSUMER_ACK_PENDING.labels(lp.durable).set(ack_pending)
                     lp.pending = pending + ack_pending

@@ -15,6 +15,7 @@ from typing import Any
 import grpc
 
 from croupier.auth import SeatTokens
+from croupier.bus import subjects
 from croupier.bus.embedded import EmbeddedNats
 from croupier.bus.jetstream import Bus, ConsumerSpec, StreamSpec
 from croupier.bus.relay import OutboxRelay
@@ -33,7 +34,7 @@ from croupier_services.dealer import DealerCore, GatewayServicer, prune_request_
 from croupier_services.grpc_util import add_health_and_reflection, bind, make_server
 from croupier_services.health import HealthMonitor
 from croupier_services.keys import TrustedKeys, load_service_signers, signing_key_check
-from croupier_services.rules import RulesService
+from croupier_services.rules import RulesService, durables_for
 from croupier_services.security import (
     DealerResources,
     nats_tls,
@@ -42,8 +43,9 @@ from croupier_services.security import (
     server_security,
     viewer_authorizer,
 )
+from croupier_services.settlement import DURABLE as SETTLEMENT_DURABLE
 from croupier_services.settlement import SettlementServicer, SettlementWorker
-from croupier_services.tlog import log_signer, run_publisher
+from croupier_services.tlog import log_signer, pinned_log_key, run_publisher
 
 log = logging.getLogger("croupier")
 
@@ -139,6 +141,7 @@ class Node:
     auth: AuthSettings | None = None  # None: from the environment (CROUPIER_AUTH_DIR, ...)
     store: EventStore | None = None
     bus: Bus | None = None
+    buses: dict[str, Bus] = field(default_factory=dict)  # per service role (own NATS user)
     nats: EmbeddedNats | None = None
     server: grpc.aio.Server | None = None
     core: DealerCore | None = None
@@ -160,13 +163,17 @@ class Node:
     async def start(self) -> Node:
         signers = role_signers(self.keys_dir, self.roles)  # first: no key, no start
         log_key = log_signer(self.keys_dir) if "log" in self.roles else None
+        # the audit service and viewer pin the log's key as the CLI audit does
+        # (CROUPIER_LOG_KEY); an unreadable one stops the start before anything opens
+        audit_log_key = pinned_log_key() if "audit" in self.roles else None
         self.trust = TrustedKeys.from_dir(Path(self.keys_dir), self.trust_root)
         # security material first: a service without it stops before touching anything
         auth = self.auth = self.auth or AuthSettings.from_env()
         serves = bool({"dealer", "settlement", "audit"} & set(self.roles))
         security = server_security(auth) if serves else None
         if self.nats_url is None and self.needs_nats:
-            self.nats = EmbeddedNats().start()
+            # as deploy/ runs it: one NATS user per service, each allowed its own subjects
+            self.nats = EmbeddedNats().with_users(self._variants()).start()
             self.nats_url = self.nats.url
         self.store = open_store(self.database_url)
         trust_signers(self.store, signers, self.trust)
@@ -221,7 +228,7 @@ class Node:
             )
         if "audit" in self.roles:
             audit_pb2_grpc.add_AuditServiceServicer_to_server(
-                AuditServicer(self.store, self.trust), self.server
+                AuditServicer(self.store, self.trust, log_key=audit_log_key), self.server
             )
             served.append(SERVICE_NAMES["audit"])
             if self.viewer_port:
@@ -230,6 +237,7 @@ class Node:
                 self.viewer = Viewer(
                     self.store,
                     trust=self.trust,
+                    log_key=audit_log_key,
                     host=self.viewer_host,
                     port=self.viewer_port,
                     authorize=self.viewer_authorize
@@ -264,23 +272,66 @@ class Node:
         )
         return self
 
-    async def _join_bus(self, signers: dict[str, Signer]) -> None:
-        """Connect (retrying), verify the stream, start loops and relays."""
-        assert self.store is not None and self.nats_url is not None
-        assert self.trust is not None
-        bus = await Bus.connect_retrying(
-            self.nats_url,
+    def _variants(self) -> list[str]:
+        return list(self.rule_variants) or known_variants()
+
+    def _durables(self) -> list[tuple[str, str]]:
+        """The durable consumers this node's loops pull from."""
+        out: list[tuple[str, str]] = []
+        if "rules" in self.roles:
+            out += durables_for(self._variants())
+        if "settlement" in self.roles:
+            out.append((SETTLEMENT_DURABLE, subjects.filter_for("outcome")))
+        return out
+
+    async def _connect(self, url: str, name: str) -> Bus | None:
+        assert self.nats_url is not None
+        return await Bus.connect_retrying(
+            url,
             self.stop_event,
-            name=f"croupier-{'-'.join(self.roles)}",
+            name=name,
             stream=self.stream,
             consumers=self.consumers,
             tls=nats_tls(self.auth or AuthSettings.from_env(), self.nats_url),
         )
-        if bus is None:
+
+    async def _join_bus(self, signers: dict[str, Signer]) -> None:
+        """Connect (retrying), verify the stream, start loops and relays. On the
+        embedded server with per-service users, the ``provision`` user creates the stream
+        and the consumers first, then each service connects as its own user."""
+        assert self.store is not None and self.nats_url is not None
+        assert self.trust is not None
+        users = self.nats is not None and bool(self.nats.passwords)
+        if users:
+            assert self.nats is not None
+            prov = await self._connect(self.nats.user_url("provision"), "croupier-provision")
+            if prov is None:
+                return
+            try:
+                await prov.provision(self._durables())
+            finally:
+                await prov.close()
+        buses: dict[str, Bus] = {}
+        for role in ("dealer", "rules", "settlement"):
+            if role not in self.roles:
+                continue
+            if users:
+                assert self.nats is not None
+                b = await self._connect(self.nats.user_url(role), f"croupier-{role}")
+            elif buses:
+                b = next(iter(buses.values()))  # one connection for every role
+            else:
+                b = await self._connect(self.nats_url, f"croupier-{'-'.join(self.roles)}")
+            if b is None:
+                return
+            buses[role] = b
+        if not buses:
             return
+        self.buses = buses
+        bus = next(iter(buses.values()))
         self.bus = bus
         if self.core is not None:
-            self.core.bus = bus
+            self.core.bus = buses["dealer"]
         delay = 0.2
         while not self.stop_event.is_set():
             try:
@@ -293,15 +344,18 @@ class Node:
                 delay = min(5.0, delay * 2)
         loops: list[ConsumerLoop] = []
         if "rules" in self.roles:
-            rv = list(self.rule_variants) or known_variants()
-            rules = RulesService(self.store, bus, signers["rules"], rv, trust=self.trust)
+            rules = RulesService(
+                self.store, buses["rules"], signers["rules"], self._variants(), trust=self.trust
+            )
             rl = await rules.loops(subscribe=False)
             for lp in rl:
                 lp.signing_check = signing_key_check(self.trust, [signers["rules"].key_id])
             loops += rl
             self.relays.append(rules.relay)
         if "settlement" in self.roles:
-            worker = SettlementWorker(self.store, bus, signers["settlement"], trust=self.trust)
+            worker = SettlementWorker(
+                self.store, buses["settlement"], signers["settlement"], trust=self.trust
+            )
             sl = await worker.loop(subscribe=False)
             sl.signing_check = signing_key_check(self.trust, [signers["settlement"].key_id])
             loops.append(sl)
@@ -332,8 +386,8 @@ class Node:
                 log.info("released %d table leases", n)
             except Exception:
                 log.exception("releasing table leases failed; they expire on their own")
-        if self.bus is not None:
-            await self.bus.close()
+        for b in {id(b): b for b in [*self.buses.values(), *filter(None, [self.bus])]}.values():
+            await b.close()
         if self.store is not None:
             self.store.close()
         if self.nats is not None:

@@ -23,7 +23,7 @@ from croupier.errors import ConfigError
 from croupier.signing import FileSigner, load_signer, save_signer
 from croupier.store import EventStore
 from croupier.store.tlog import StoredCheckpoint
-from croupier.tlog.note import NoteSigner
+from croupier.tlog.note import NoteSigner, NoteVerifier
 from croupier_services import config
 
 log = logging.getLogger("croupier.tlog")
@@ -76,6 +76,21 @@ def log_signer(keys_dir: str | Path, *, create: bool = False) -> NoteSigner:
         with contextlib.suppress(OSError):
             vkey.write_text(ns.verifier.encode() + "\n", encoding="utf-8")
     return ns
+
+
+def pinned_log_key(path: str | None = None) -> NoteVerifier | None:
+    """The log's verifier key an auditor pins: ``path`` (``--log-key FILE``), else
+    ``CROUPIER_LOG_KEY`` (a file holding ``name+id+key``, e.g. the keys dir's
+    ``log.vkey``); ``None`` when neither names one. The CLI audit, the audit service and
+    the replay viewer all take it from here, so a genuine seal of a since-revoked key is
+    judged the same everywhere (by the first checkpoint of this log that included it)."""
+    p = path or config.LOG_KEY.get()
+    if not p:
+        return None
+    f = Path(p)
+    if not f.is_file():
+        raise ConfigError(f"the log key {f} (--log-key / CROUPIER_LOG_KEY) is not a file")
+    return NoteVerifier.parse(f.read_text(encoding="utf-8"))
 
 
 def now_ms() -> int:

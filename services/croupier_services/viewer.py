@@ -36,6 +36,7 @@ from croupier.history import render, replay
 from croupier.history.text import money
 from croupier.report import DayReport
 from croupier.store import EventStore
+from croupier.tlog.note import NoteVerifier
 from croupier_services import config, reporting
 from croupier_services.audit import Auditor, load_hand
 from croupier_services.keys import TrustedKeys
@@ -244,12 +245,16 @@ def _settlement_table(rec: Mapping[str, Any]) -> str:
 
 
 def hand_page(
-    store: EventStore, hand_id: str, step: int | None, trust: TrustedKeys
+    store: EventStore,
+    hand_id: str,
+    step: int | None,
+    trust: TrustedKeys,
+    log_key: NoteVerifier | None = None,
 ) -> tuple[str, str]:
     x = load_hand(store, hand_id)
     events = [(e.type, e.payload) for e in x.hand.events]
     opened = events[0][1]
-    rep = Auditor(store, trust).audit(hand_id)
+    rep = Auditor(store, trust, log_key=log_key).audit(hand_id)
     log = reporting.export_log(x, store.stream_info(hand_id).opened_at_ms)
     title = f"Hand {hand_id}"
     last = len(events) - 1
@@ -469,9 +474,11 @@ class Viewer:
         port: int = 0,
         authorize: Authorize | None = None,
         today: Callable[[], str] | None = None,
+        log_key: NoteVerifier | None = None,
     ) -> None:
         self.store = store
         self.trust = trust
+        self.log_key = log_key  # the pinned log key: judges revoked keys' seals
         self.authorize = authorize
         self.today = today or (
             lambda: datetime.now(tz=reporting.report_time_zone()).date().isoformat()
@@ -528,7 +535,7 @@ class Viewer:
             elif url.path == "/hand":
                 hid = q.get("id", "").strip()
                 step = int(q["step"]) if q.get("step", "").lstrip("-").isdigit() else None
-                title, content = hand_page(self.store, hid, step, self.trust)
+                title, content = hand_page(self.store, hid, step, self.trust, self.log_key)
                 body = page(title, content, who)
             elif url.path == "/history":
                 text = reporting.history(self.store, q.get("id", ""))

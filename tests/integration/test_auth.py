@@ -304,3 +304,35 @@ async def test_each_role_reaches_its_own_services_only(cluster: Cluster) -> None
         )
         assert s.settlement.hand_id == hid
     assert refused("audit", "wrong_role") == n + 2
+
+
+async def test_a_revoked_table_grant_is_refused_at_the_next_call(idle_cluster: Cluster) -> None:
+    c = idle_cluster  # consumers paused: whatever is written while refusing shows
+    table = await c.open_table("revoked")
+    await c.play_hand(table)  # the gateway acts at its table
+    h = await c.gw.OpenHand(
+        gateway_pb2.OpenHandRequest(table_id=table, seats=seat_entries(table, 3))
+    )
+    assert c.store.table_owners(table) == {"gateway-dev"}
+    # an operator revokes the grant while the dealer runs: no restart, no cache to wait
+    assert c.store.revoke_table(table, "gateway-dev", 1, "operator")
+    n = refused("gateway", "not_your_table")
+    before = written(c)
+    calls = [
+        c.gw.OpenHand(gateway_pb2.OpenHandRequest(table_id=table, seats=seat_entries(table, 3))),
+        c.gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=h.hand_id)),
+        c.gw.OpenTable(gateway_pb2.OpenTableRequest(table_id=table, variant="baccarat")),
+        c.gw.CloseTable(gateway_pb2.CloseTableRequest(table_id=table)),
+    ]
+    for call in calls:
+        with pytest.raises(grpc.aio.AioRpcError) as e:
+            await call
+        assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert "not_your_table" in (e.value.details() or "")
+    assert refused("gateway", "not_your_table") == n + len(calls)
+    assert written(c) == before
+    assert c.store.table_owners(table) == frozenset()  # re-opening did not re-grant it
+    # an operator's new grant lets the gateway back in
+    assert c.store.grant_table(table, "gateway-dev", 2, "operator")
+    await c.gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=h.hand_id))
+    assert written(c)[0] > before[0]

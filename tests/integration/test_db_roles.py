@@ -46,6 +46,7 @@ HISTORY = (
     "seal_heads",
     "dealer_secrets",
     "table_grants",
+    "table_grant_changes",
     "ledger_transactions",
     "ledger_postings",
     "settlements",
@@ -225,6 +226,15 @@ async def test_each_service_role_does_its_job_and_no_more(
             engines[svc], "INSERT INTO streams VALUES ('h9', 'hand', 'baccarat', 't', NULL, 1)"
         ), svc
         assert refused(engines[svc], "SELECT * FROM table_grants"), svc
+    # the dealer honours revocations (reads them) but only an operator makes them
+    assert stores["dealer"].table_owners("roles_t1") == {"gw"}
+    assert refused(
+        engines["dealer"],
+        "INSERT INTO table_grant_changes (table_id, gateway, change, changed_by, at_ms) "
+        "VALUES ('roles_t1', 'gw', 'revoke', 'dealer', 1)",
+    )
+    assert owner.revoke_table("roles_t1", "gw", now_ms())
+    assert stores["dealer"].table_owners("roles_t1") == frozenset()
     assert refused(engines["audit"], "INSERT INTO events SELECT * FROM events LIMIT 1")
     for svc in SERVICES:  # nobody registers a rogue key, rewrites or deletes history
         assert refused(engines[svc], "INSERT INTO keys VALUES ('rogue', 'dealer', 'x', 0, 9)"), svc

@@ -376,7 +376,7 @@ async def test_a_backdated_seal_from_a_revoked_key_is_refused_without_a_restart(
 
 
 async def test_a_revoked_keys_seals_are_judged_by_the_first_checkpoint_that_included_them(
-    cluster: Cluster, tmp_path: Path
+    cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Genuine seals of a since-revoked key that a checkpoint before the revocation
     already included pass the store audit; a backdated seal that reached the log after
@@ -422,6 +422,78 @@ async def test_a_revoked_keys_seals_are_judged_by_the_first_checkpoint_that_incl
     other = log_signer(tmp_path / "other", create=True)
     fooled = Auditor(c.store, c.trust, log_key=other.verifier)
     assert fooled.audit(genuine).reason == "revoked_key"
+    await _served_audits_pin_the_log_key(c, genuine, forged, monkeypatch)
+
+
+async def _served_audits_pin_the_log_key(
+    c: Cluster, genuine: str, forged: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The audit service and the replay viewer judge the revoked key's seals as the CLI
+    does, with the log key pinned by CROUPIER_LOG_KEY."""
+    from croupier.auth import Role
+    from croupier.pb.croupier.v1 import audit_pb2, audit_pb2_grpc
+    from croupier_services.audit import AuditServicer
+    from croupier_services.grpc_util import bind, make_server
+    from croupier_services.security import client_channel, server_security
+    from croupier_services.tlog import VKEY_FILE, pinned_log_key
+    from croupier_services.viewer import Viewer
+
+    from .harness import auth_settings
+
+    async def served(log_key: Any) -> dict[str, str]:
+        sec = server_security(auth_settings(c.auth))
+        server = make_server(sec)
+        audit_pb2_grpc.add_AuditServiceServicer_to_server(
+            AuditServicer(c.store, c.trust, log_key=log_key), server
+        )
+        port = bind(server, "127.0.0.1", 0, sec)
+        await server.start()
+        out: dict[str, str] = {}
+        try:
+            async with client_channel(f"127.0.0.1:{port}", c.auth.root, Role.AUDITOR) as ch:
+                au = audit_pb2_grpc.AuditServiceStub(ch)
+                for name, hid in (("genuine", genuine), ("forged", forged)):
+                    r = (await au.VerifyHand(audit_pb2.VerifyHandRequest(hand_id=hid))).report
+                    out[name] = r.reason or "ok"
+                async for item in au.VerifyRange(audit_pb2.VerifyRangeRequest()):
+                    if item.report.hand_id == genuine:
+                        out["range"] = item.report.reason or "ok"
+        finally:
+            await server.stop(0)
+        viewer = Viewer(c.store, trust=c.trust, log_key=log_key)
+        viewer.start()
+        try:
+            for name, hid in (("genuine", genuine), ("forged", forged)):
+                url = f"http://127.0.0.1:{viewer.port}/hand?id={hid}"
+                body = await asyncio.to_thread(_fetch, url)
+                out["viewer_" + name] = "revoked_key" if "revoked_key" in body else "ok"
+        finally:
+            viewer.stop()
+        return out
+
+    monkeypatch.setenv("CROUPIER_LOG_KEY", str(Path(c.keys_dir) / VKEY_FILE))
+    pinned = pinned_log_key()
+    assert pinned is not None
+    got = await served(pinned)
+    assert got == {
+        "genuine": "ok",
+        "forged": "revoked_key",
+        "range": "ok",
+        "viewer_genuine": "ok",
+        "viewer_forged": "revoked_key",
+    }, got
+    # without it the service and viewer have nothing but the signer's date: both fail
+    monkeypatch.delenv("CROUPIER_LOG_KEY")
+    assert pinned_log_key() is None
+    blind = await served(None)
+    assert blind["genuine"] == blind["viewer_genuine"] == "revoked_key", blind
+
+
+def _fetch(url: str) -> str:
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return str(r.read().decode("utf-8"))
 
 
 async def test_a_dealer_whose_own_key_is_revoked_refuses_to_write(cluster: Cluster) -> None:

@@ -152,3 +152,75 @@ async def test_wrong_password_and_plain_text_are_refused(
             allow_reconnect=False,
             connect_timeout=2,
         )
+
+
+async def test_the_embedded_server_of_a_node_has_per_service_users(tmp_path: Path) -> None:
+    """``croupier demo`` / ``serve --embedded-nats``: the node's own nats-server runs with
+    the per-service users and permissions (fresh dev passwords), each service connects as
+    its own user, and a rules credential cannot publish a hand subject there."""
+    import time
+
+    from croupier.auth import init_dev
+    from croupier_services.config import AuthSettings
+    from croupier_services.keys import init_keys
+    from croupier_services.runtime import Node
+
+    auth = init_dev(tmp_path / "auth")
+    init_keys(tmp_path / "keys")
+    node = Node(
+        roles=("dealer", "rules", "settlement"),
+        database_url=f"sqlite:///{tmp_path / 'node.sqlite'}",
+        keys_dir=str(tmp_path / "keys"),
+        nats_url=None,  # the embedded server, as the demo runs it
+        rule_variants=["baccarat"],
+        auth=AuthSettings.from_env(str(auth.root)),
+    )
+    await node.start()
+    errors: list[str] = []
+
+    async def on_error(e: Exception) -> None:
+        errors.append(str(e))
+
+    try:
+        server = node.nats
+        assert server is not None and set(server.passwords) == set(SERVICES)
+        deadline = time.monotonic() + 15
+        while set(node.buses) != {"dealer", "rules", "settlement"}:
+            assert time.monotonic() < deadline, "the services did not join the bus"
+            await asyncio.sleep(0.05)
+        # one connection per service, each as its own user
+        assert len({id(b) for b in node.buses.values()}) == 3
+        # no credential: refused
+        with pytest.raises(Exception) as e:
+            await nats.connect(
+                server.url, max_reconnect_attempts=0, allow_reconnect=False, connect_timeout=2
+            )
+        assert "authorization" in str(e.value).lower()
+        prov = await Bus.connect(server.user_url("provision"))
+        attacker = await nats.connect(
+            server.user_url("rules"), error_cb=on_error, max_reconnect_attempts=0
+        )
+        try:
+            before = (await prov.js.stream_info(subjects.STREAM)).state.messages
+            with pytest.raises((NatsTimeout, NoRespondersError, TimeoutError)):
+                await attacker.jetstream(timeout=1).publish(
+                    subjects.subject("hand", "baccarat", "t1"),
+                    b"forged",
+                    headers={"Nats-Msg-Id": "hand:forged"},
+                )
+            await asyncio.sleep(0.2)
+            assert any(
+                "permissions violation" in x.lower() and "croupier.hand.baccarat.t1" in x.lower()
+                for x in errors
+            ), errors
+            assert (await prov.js.stream_info(subjects.STREAM)).state.messages == before
+            # the dealer's own user may publish it (the permissions are per service)
+            assert await node.buses["dealer"].publish(
+                subjects.subject("hand", "baccarat", "t1"), b"genuine", "hand:genuine"
+            )
+            assert (await prov.js.stream_info(subjects.STREAM)).state.messages == before + 1
+        finally:
+            await attacker.close()
+            await prov.close()
+    finally:
+        await node.stop()

@@ -47,6 +47,28 @@ def test_db_roles_needs_postgresql(
     assert "PostgreSQL" in capsys.readouterr().err
 
 
+def test_auth_grant_and_revoke_a_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from croupier.store import Store
+
+    url = f"sqlite:///{tmp_path / 'g.sqlite'}"
+    monkeypatch.setenv("CROUPIER_DATABASE_URL", url)
+    assert main(["auth", "grant", "--table", "t1", "--gateway", "gw-2"]) == 0
+    assert main(["auth", "revoke", "--table", "t1", "--gateway", "gw-2"]) == 0
+    assert main(["auth", "revoke", "--table", "t1", "--gateway", "gw-2"]) == 0
+    out = capsys.readouterr().out
+    assert "revoked from gw-2" in out and "was not granted to gw-2" in out
+    assert main(["auth", "revoke", "--table", "t1"]) == 2  # no gateway: refused
+    assert "revoke needs --table and --gateway" in capsys.readouterr().err
+    store = Store.open(url)
+    try:
+        assert store.table_owners("t1") == frozenset()
+        assert [c.change for c in store.grant_changes("t1")] == ["revoke"]
+    finally:
+        store.close()
+
+
 def test_a_service_without_its_material_does_not_start(tmp_path: Path) -> None:
     from croupier_services.keys import init_keys
 
@@ -81,3 +103,36 @@ def test_the_viewer_admits_auditors_only() -> None:
     assert check({"authorization": f"Bearer {forged}"}) is None
     with pytest.raises(PermissionError):
         check({"authorization": f"Bearer {iss.issue('gw', Role.GATEWAY, 60)}"})
+
+
+def test_the_audit_node_pins_the_log_key_or_does_not_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The audit service and viewer of a node take CROUPIER_LOG_KEY; a key file that is
+    not there stops the start, nothing served."""
+    from croupier.auth import init_dev
+    from croupier_services.keys import init_keys
+
+    keys = tmp_path / "keys"
+    init_keys(keys)
+    auth = init_dev(tmp_path / "auth")
+
+    def node() -> Node:
+        return Node(
+            roles=("audit",),
+            database_url=f"sqlite:///{tmp_path / 'x.sqlite'}",
+            keys_dir=str(keys),
+            auth=AuthSettings.from_env(str(auth.root)),
+        )
+
+    async def start(n: Node) -> None:
+        try:
+            await n.start()
+        finally:
+            await n.stop()
+
+    monkeypatch.setenv("CROUPIER_LOG_KEY", str(tmp_path / "missing.vkey"))
+    with pytest.raises(ConfigError, match=r"missing\.vkey"):
+        asyncio.run(start(node()))
+    monkeypatch.setenv("CROUPIER_LOG_KEY", str(keys / "log.vkey"))
+    asyncio.run(start(node()))

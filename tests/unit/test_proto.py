@@ -58,6 +58,13 @@ EXPECTED_RPCS: dict[str, dict[str, tuple[str, str, bool]]] = {
         "GetDayReport": ("GetDayReportRequest", "GetDayReportResponse", False),
         "ListTables": ("ListTablesRequest", "ListTablesResponse", False),
         "ListHands": ("ListHandsRequest", "ListHandsResponse", False),
+        "GetCheckpoint": ("GetCheckpointRequest", "GetCheckpointResponse", False),
+        "GetConsistencyProof": (
+            "GetConsistencyProofRequest",
+            "GetConsistencyProofResponse",
+            False,
+        ),
+        "GetInclusionProof": ("GetInclusionProofRequest", "GetInclusionProofResponse", False),
     },
     "SettlementService": {
         "GetSettlement": ("GetSettlementRequest", "GetSettlementResponse", False),

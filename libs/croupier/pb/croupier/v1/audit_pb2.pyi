@@ -239,3 +239,73 @@ class ListHandsResponse(_message.Message):
     hands: _containers.RepeatedCompositeFieldContainer[HandSummary]
     next_page_token: str
     def __init__(self, hands: _Optional[_Iterable[_Union[HandSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class GetCheckpointRequest(_message.Message):
+    __slots__ = ("tree_size",)
+    TREE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    tree_size: int
+    def __init__(self, tree_size: _Optional[int] = ...) -> None: ...
+
+class GetCheckpointResponse(_message.Message):
+    __slots__ = ("note", "tree_size", "root_hash", "published_at_ms")
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    TREE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    ROOT_HASH_FIELD_NUMBER: _ClassVar[int]
+    PUBLISHED_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    note: str
+    tree_size: int
+    root_hash: bytes
+    published_at_ms: int
+    def __init__(self, note: _Optional[str] = ..., tree_size: _Optional[int] = ..., root_hash: _Optional[bytes] = ..., published_at_ms: _Optional[int] = ...) -> None: ...
+
+class GetConsistencyProofRequest(_message.Message):
+    __slots__ = ("old_size", "new_size")
+    OLD_SIZE_FIELD_NUMBER: _ClassVar[int]
+    NEW_SIZE_FIELD_NUMBER: _ClassVar[int]
+    old_size: int
+    new_size: int
+    def __init__(self, old_size: _Optional[int] = ..., new_size: _Optional[int] = ...) -> None: ...
+
+class GetConsistencyProofResponse(_message.Message):
+    __slots__ = ("old_size", "new_size", "proof")
+    OLD_SIZE_FIELD_NUMBER: _ClassVar[int]
+    NEW_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PROOF_FIELD_NUMBER: _ClassVar[int]
+    old_size: int
+    new_size: int
+    proof: _containers.RepeatedScalarFieldContainer[bytes]
+    def __init__(self, old_size: _Optional[int] = ..., new_size: _Optional[int] = ..., proof: _Optional[_Iterable[bytes]] = ...) -> None: ...
+
+class GetInclusionProofRequest(_message.Message):
+    __slots__ = ("hand_id", "tree_size")
+    HAND_ID_FIELD_NUMBER: _ClassVar[int]
+    TREE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    hand_id: str
+    tree_size: int
+    def __init__(self, hand_id: _Optional[str] = ..., tree_size: _Optional[int] = ...) -> None: ...
+
+class LeafProof(_message.Message):
+    __slots__ = ("seal_id", "leaf_index", "leaf_hash", "proof")
+    SEAL_ID_FIELD_NUMBER: _ClassVar[int]
+    LEAF_INDEX_FIELD_NUMBER: _ClassVar[int]
+    LEAF_HASH_FIELD_NUMBER: _ClassVar[int]
+    PROOF_FIELD_NUMBER: _ClassVar[int]
+    seal_id: str
+    leaf_index: int
+    leaf_hash: bytes
+    proof: _containers.RepeatedScalarFieldContainer[bytes]
+    def __init__(self, seal_id: _Optional[str] = ..., leaf_index: _Optional[int] = ..., leaf_hash: _Optional[bytes] = ..., proof: _Optional[_Iterable[bytes]] = ...) -> None: ...
+
+class GetInclusionProofResponse(_message.Message):
+    __slots__ = ("hand_id", "tree_size", "checkpoint_note", "leaves", "pending_seal_ids")
+    HAND_ID_FIELD_NUMBER: _ClassVar[int]
+    TREE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_NOTE_FIELD_NUMBER: _ClassVar[int]
+    LEAVES_FIELD_NUMBER: _ClassVar[int]
+    PENDING_SEAL_IDS_FIELD_NUMBER: _ClassVar[int]
+    hand_id: str
+    tree_size: int
+    checkpoint_note: str
+    leaves: _containers.RepeatedCompositeFieldContainer[LeafProof]
+    pending_seal_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, hand_id: _Optional[str] = ..., tree_size: _Optional[int] = ..., checkpoint_note: _Optional[str] = ..., leaves: _Optional[_Iterable[_Union[LeafProof, _Mapping]]] = ..., pending_seal_ids: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -74,6 +74,21 @@ class AuditServiceStub:
                 request_serializer=croupier_dot_v1_dot_audit__pb2.ListHandsRequest.SerializeToString,
                 response_deserializer=croupier_dot_v1_dot_audit__pb2.ListHandsResponse.FromString,
                 _registered_method=True)
+        self.GetCheckpoint = channel.unary_unary(
+                '/croupier.v1.AuditService/GetCheckpoint',
+                request_serializer=croupier_dot_v1_dot_audit__pb2.GetCheckpointRequest.SerializeToString,
+                response_deserializer=croupier_dot_v1_dot_audit__pb2.GetCheckpointResponse.FromString,
+                _registered_method=True)
+        self.GetConsistencyProof = channel.unary_unary(
+                '/croupier.v1.AuditService/GetConsistencyProof',
+                request_serializer=croupier_dot_v1_dot_audit__pb2.GetConsistencyProofRequest.SerializeToString,
+                response_deserializer=croupier_dot_v1_dot_audit__pb2.GetConsistencyProofResponse.FromString,
+                _registered_method=True)
+        self.GetInclusionProof = channel.unary_unary(
+                '/croupier.v1.AuditService/GetInclusionProof',
+                request_serializer=croupier_dot_v1_dot_audit__pb2.GetInclusionProofRequest.SerializeToString,
+                response_deserializer=croupier_dot_v1_dot_audit__pb2.GetInclusionProofResponse.FromString,
+                _registered_method=True)
 
 
 class AuditServiceServicer:
@@ -135,6 +150,29 @@ class AuditServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetCheckpoint(self, request, context):
+        """A signed checkpoint of the seal log (a C2SP signed note): the latest, or the one
+        of a given tree size. Verify it under the log key you pin (log.vkey).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetConsistencyProof(self, request, context):
+        """An RFC 9162 consistency proof: the tree of new_size extends the tree of old_size.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetInclusionProof(self, request, context):
+        """The leaf index and RFC 9162 inclusion proof of each of a hand's seals in the tree
+        of a published checkpoint.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AuditServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -172,6 +210,21 @@ def add_AuditServiceServicer_to_server(servicer, server):
                     servicer.ListHands,
                     request_deserializer=croupier_dot_v1_dot_audit__pb2.ListHandsRequest.FromString,
                     response_serializer=croupier_dot_v1_dot_audit__pb2.ListHandsResponse.SerializeToString,
+            ),
+            'GetCheckpoint': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetCheckpoint,
+                    request_deserializer=croupier_dot_v1_dot_audit__pb2.GetCheckpointRequest.FromString,
+                    response_serializer=croupier_dot_v1_dot_audit__pb2.GetCheckpointResponse.SerializeToString,
+            ),
+            'GetConsistencyProof': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetConsistencyProof,
+                    request_deserializer=croupier_dot_v1_dot_audit__pb2.GetConsistencyProofRequest.FromString,
+                    response_serializer=croupier_dot_v1_dot_audit__pb2.GetConsistencyProofResponse.SerializeToString,
+            ),
+            'GetInclusionProof': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetInclusionProof,
+                    request_deserializer=croupier_dot_v1_dot_audit__pb2.GetInclusionProofRequest.FromString,
+                    response_serializer=croupier_dot_v1_dot_audit__pb2.GetInclusionProofResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -368,6 +421,87 @@ class AuditService:
             '/croupier.v1.AuditService/ListHands',
             croupier_dot_v1_dot_audit__pb2.ListHandsRequest.SerializeToString,
             croupier_dot_v1_dot_audit__pb2.ListHandsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetCheckpoint(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/croupier.v1.AuditService/GetCheckpoint',
+            croupier_dot_v1_dot_audit__pb2.GetCheckpointRequest.SerializeToString,
+            croupier_dot_v1_dot_audit__pb2.GetCheckpointResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetConsistencyProof(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/croupier.v1.AuditService/GetConsistencyProof',
+            croupier_dot_v1_dot_audit__pb2.GetConsistencyProofRequest.SerializeToString,
+            croupier_dot_v1_dot_audit__pb2.GetConsistencyProofResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetInclusionProof(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/croupier.v1.AuditService/GetInclusionProof',
+            croupier_dot_v1_dot_audit__pb2.GetInclusionProofRequest.SerializeToString,
+            croupier_dot_v1_dot_audit__pb2.GetInclusionProofResponse.FromString,
             options,
             channel_credentials,
             insecure,
