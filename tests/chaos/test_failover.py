@@ -16,15 +16,21 @@ zero-sum and every hand passing its audit."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import grpc
 import pytest
 
+from croupier.errors import StaleFencingToken
 from croupier.pb.croupier.v1 import gateway_pb2
+from croupier.store import Store
+from croupier_services.grpc_util import error_info
 
 from .replicas import VARIANT, ReplicaCluster, database, open_with_bets, play_hand
 
@@ -88,3 +94,67 @@ async def test_kill_9_of_the_owner_mid_hand(cluster: ReplicaCluster) -> None:
     finally:
         await c.close_channels()
     check_books(c, 4)
+
+
+async def test_sigstop_past_the_ttl_then_sigcont(cluster: ReplicaCluster) -> None:
+    c = cluster
+    rng = random.Random(8)
+    gw = c.gateway()
+    a = c.procs["dealer-a"]
+    assert a.popen is not None
+    try:
+        await gw.OpenTable(gateway_pb2.OpenTableRequest(table_id="st", variant=VARIANT))
+        await play_hand(gw, "st", rng)
+        hand = await open_with_bets(gw, "st", rng)
+        bets = c.event_types(hand).count("bet.placed")
+        owner, old_token = lease_of(c, "st")
+        assert owner == "dealer-a"
+        os.kill(a.popen.pid, signal.SIGSTOP)
+        # a late write: a call that reaches A while it is stopped, answered after SIGCONT
+        late = asyncio.ensure_future(
+            c.stub(c.address("dealer-a")).CloseBetting(
+                gateway_pb2.CloseBettingRequest(hand_id=hand, request_id="late-close"),
+                timeout=60,
+            )
+        )
+        # a gateway whose shared address is B: B names A until the lease runs out, A
+        # does not answer (the deadline), the client comes back to B, which takes over
+        gw_b = c.gateway(home=c.address("dealer-b"), timeout_s=1.0)
+        t0 = time.monotonic()
+        r = await gw_b.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=hand))
+        takeover_s = time.monotonic() - t0
+        print(f"takeover after SIGSTOP: {takeover_s:.2f} s (lease TTL {c.ttl_ms} ms)")
+        assert r.view.phase != "open"
+        assert takeover_s <= c.ttl_ms / 1000 + 2.0 + 1.0  # + one deadline spent at A
+        assert lease_of(c, "st") == ("dealer-b", old_token + 1)
+        lost_before = a.metric("croupier_dealer_leases_lost_total")
+        os.kill(a.popen.pid, signal.SIGCONT)
+        with pytest.raises(grpc.aio.AioRpcError) as e:
+            await late
+        assert e.value.code() == grpc.StatusCode.UNAVAILABLE
+        info = error_info(e.value)
+        assert info is not None
+        assert info.reason in ("table_owned_elsewhere", "stale_fencing_token")
+        if info.reason == "table_owned_elsewhere":
+            assert dict(info.metadata)["owner"] == "dealer-b"
+        # A's old token is refused where the writes land
+        store = Store.from_url(c.db.url)
+        try:
+            with pytest.raises(StaleFencingToken), store.transaction() as tx:
+                tx.fence("st", old_token)
+        finally:
+            store.close()
+        # A's renewal fails and it drops the table from memory
+        deadline = time.monotonic() + 10
+        while a.metric("croupier_dealer_leases_lost_total") <= lost_before:
+            assert time.monotonic() < deadline, "A never noticed its lease was lost"
+            await asyncio.sleep(0.2)
+        assert "table dropped from memory" in a.log.read_text(errors="replace")
+        # the gateway goes on at B (A, asked, routes there)
+        await play_hand(c.gateway(), "st", rng)
+        await gw_b.CloseTable(gateway_pb2.CloseTableRequest(table_id="st"))
+        types = c.event_types(hand)
+        assert types.count("bet.placed") == bets and types.count("hand.closed") == 1
+    finally:
+        await c.close_channels()
+    check_books(c, 3)
