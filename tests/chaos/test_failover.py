@@ -17,6 +17,7 @@ zero-sum and every hand passing its audit."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import random
 import signal
@@ -158,3 +159,50 @@ async def test_sigstop_past_the_ttl_then_sigcont(cluster: ReplicaCluster) -> Non
     finally:
         await c.close_channels()
     check_books(c, 3)
+
+
+async def test_sigterm_drain_hands_the_tables_over(cluster: ReplicaCluster) -> None:
+    c = cluster
+    rng = random.Random(9)
+    gw = c.gateway()
+    a = c.procs["dealer-a"]
+    played: list[tuple[float, str]] = []
+    errors: list[BaseException] = []
+    stop = asyncio.Event()
+    try:
+        await gw.OpenTable(gateway_pb2.OpenTableRequest(table_id="dr", variant=VARIANT))
+        assert lease_of(c, "dr")[0] == "dealer-a"
+
+        async def loop() -> None:
+            while not stop.is_set():
+                try:
+                    played.append((time.monotonic(), await play_hand(gw, "dr", rng)))
+                except BaseException as e:  # any failure the gateway saw
+                    errors.append(e)
+                    return
+
+        task = asyncio.ensure_future(loop())
+        while len(played) < 3:
+            await asyncio.sleep(0.05)
+        t0 = time.monotonic()
+        await asyncio.to_thread(a.stop)  # SIGTERM, waits for the exit
+        assert a.popen is not None and a.popen.returncode == 0
+        n0 = len(played)
+        deadline = time.monotonic() + 30
+        while len(played) < n0 + 3 and not errors:
+            assert time.monotonic() < deadline, "no hands after the drain"
+            await asyncio.sleep(0.05)
+        stop.set()
+        await task
+        assert errors == []
+        times = [t for t, _ in played]
+        gap = max(b - a for a, b in itertools.pairwise(times) if b > t0)
+        print(f"longest gap between hands across the drain: {gap:.2f} s (TTL {c.ttl_ms} ms)")
+        assert gap < c.ttl_ms / 1000 + 1.0
+        assert lease_of(c, "dr")[0] == "dealer-b"
+        assert "released 1 table leases" in a.log.read_text(errors="replace")
+        await gw.CloseTable(gateway_pb2.CloseTableRequest(table_id="dr"))
+    finally:
+        stop.set()
+        await c.close_channels()
+    check_books(c, len(played))
