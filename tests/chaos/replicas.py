@@ -56,6 +56,15 @@ class ReplicaCluster:
     nats: EmbeddedNats | None = None
     procs: dict[str, Proc] = field(default_factory=dict)
     channels: list[grpc.aio.Channel] = field(default_factory=list)
+    ports: set[int] = field(default_factory=set)
+
+    def port(self) -> int:
+        """A free port not yet handed to another process of this cluster (the kernel
+        may hand out the same free port twice before anyone binds it)."""
+        while (p := free_port()) in self.ports:
+            pass
+        self.ports.add(p)
+        return p
 
     def env(self, **extra: str) -> dict[str, str]:
         assert self.nats is not None
@@ -85,15 +94,15 @@ class ReplicaCluster:
         self.cli("keys", "init", "--dir", str(self.workdir / "keys"))
         self.cli("db", "upgrade")
         for name in ("dealer-a", "dealer-b"):
-            gport, mport = free_port(), free_port()
+            gport, mport = self.port(), self.port()
             extra = dict(
                 CROUPIER_DEALER_ID=name,
                 CROUPIER_DEALER_ADDRESS=f"127.0.0.1:{gport}",
                 CROUPIER_LEASE_TTL_MS=str(self.ttl_ms),
             )
             self.add(name, "dealer", gport, mport, extra)
-        self.add("rules", "rules", 0, free_port(), {}, ("--variant", VARIANT))
-        self.add("settlement", "settlement", free_port(), free_port(), {})
+        self.add("rules", "rules", 0, self.port(), {}, ("--variant", VARIANT))
+        self.add("settlement", "settlement", self.port(), self.port(), {})
         self.wait_ready(list(self.procs))
 
     def add(

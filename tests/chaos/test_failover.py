@@ -198,7 +198,9 @@ async def test_sigterm_drain_hands_the_tables_over(cluster: ReplicaCluster) -> N
         times = [t for t, _ in played]
         gap = max(b - a for a, b in itertools.pairwise(times) if b > t0)
         print(f"longest gap between hands across the drain: {gap:.2f} s (TTL {c.ttl_ms} ms)")
-        assert gap < c.ttl_ms / 1000 + 1.0
+        # the gap is the old owner's grace for in-flight calls (1 s) and the gateway
+        # channel's reconnection, not the lease running out
+        assert gap < c.ttl_ms / 1000 + 2.0
         assert lease_of(c, "dr")[0] == "dealer-b"
         assert "released 1 table leases" in a.log.read_text(errors="replace")
         await gw.CloseTable(gateway_pb2.CloseTableRequest(table_id="dr"))
