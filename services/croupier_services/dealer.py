@@ -165,12 +165,16 @@ class DealerCore:
         """After a restart: resume every open table from the registry (its row, its
         current shoe and its last one or two hands; nothing else of its history), and
         republish hands closed within the window that never got an outcome (the publish
-        after commit may have been lost). Returns (tables restored, hands republished).
-        What it reads grows with the open tables and the unanswered hands, not with the
-        log."""
+        after commit may have been lost). A replica (:attr:`ownership` set) restores no
+        table here: each is rebuilt from the log when the replica takes it. Returns
+        (tables restored, hands republished). What it reads grows with the open tables
+        and the unanswered hands, not with the log."""
         tables = 0
         page: list[TableRecord] = []
-        for rec in self.store.open_tables():
+        # a replica loads a table when it takes it (:meth:`take`), not at start: what it
+        # would load of another replica's table would be stale by the time it is used
+        replica = self.ownership is not None
+        for rec in () if replica else self.store.open_tables():
             page.append(rec)
             if len(page) == 500:
                 tables += self._restore_all(page)
