@@ -34,6 +34,7 @@ from croupier.errors import (
     InvalidInput,
     NotFound,
     SigningKeyRevoked,
+    StaleFencingToken,
     StaleSequence,
     Unauthenticated,
 )
@@ -116,6 +117,8 @@ class DealerCore:
                 hand = self.dealer.hands.get(hid)
                 if hand is None:
                     continue
+                if self.ownership is not None and hand.table_id not in self.ownership.leases:
+                    continue  # another replica's table (or not yet taken): not ours to time
                 limit = turn_timeout_ms(hand.state.variant)
                 if limit is None or now_ms - self.last_move_ms.setdefault(hid, now_ms) < limit:
                     continue
@@ -137,8 +140,10 @@ class DealerCore:
 
     async def run_lease_renewal(self, stop: asyncio.Event) -> None:
         """Renew this replica's table leases every third of their lifetime until
-        ``stop`` is set (a lost lease is logged; the next write to it claims it again or
-        is refused)."""
+        ``stop`` is set. A table whose lease was lost (it expired, e.g. while this
+        process was paused, and another replica took it) is dropped from memory: the
+        next call on it here is routed to the new owner, or takes the table again and
+        rebuilds it from the log."""
         own = self.ownership
         if own is None:
             return
@@ -147,8 +152,11 @@ class DealerCore:
             try:
                 async with self.lock:
                     lost = own.renew_all()
+                    for t in lost:
+                        self.drop(t)
                 for t in lost:
-                    log.warning("lease on table %s lost to another dealer", t)
+                    metrics.LEASES_LOST.inc()
+                    log.warning("lease on table %s lost; table dropped from memory", t)
             except Exception:  # the store is down: the next tick retries
                 log.exception("renewing table leases failed")
             with contextlib.suppress(asyncio.TimeoutError):
@@ -158,12 +166,16 @@ class DealerCore:
         """After a restart: resume every open table from the registry (its row, its
         current shoe and its last one or two hands; nothing else of its history), and
         republish hands closed within the window that never got an outcome (the publish
-        after commit may have been lost). Returns (tables restored, hands republished).
-        What it reads grows with the open tables and the unanswered hands, not with the
-        log."""
+        after commit may have been lost). A replica (:attr:`ownership` set) restores no
+        table here: each is rebuilt from the log when the replica takes it. Returns
+        (tables restored, hands republished). What it reads grows with the open tables
+        and the unanswered hands, not with the log."""
         tables = 0
         page: list[TableRecord] = []
-        for rec in self.store.open_tables():
+        # a replica loads a table when it takes it (:meth:`take`), not at start: what it
+        # would load of another replica's table would be stale by the time it is used
+        replica = self.ownership is not None
+        for rec in () if replica else self.store.open_tables():
             page.append(rec)
             if len(page) == 500:
                 tables += self._restore_all(page)
@@ -268,13 +280,49 @@ class DealerCore:
             self.dealer.clock_ms(),
         )
 
-    def resync(self, table_id: str) -> None:
-        """Forget a table's in-memory state and rebuild it from the store: after a failed
-        commit the dealer's memory is ahead of the log and must not be built upon."""
+    def drop(self, table_id: str) -> None:
+        """Forget a table's in-memory state (and its fencing token)."""
+        self.fences.pop(table_id, None)
         t = self.dealer.tables.pop(table_id, None)
         if t is not None and t.hand is not None:
             self.dealer.hands.pop(t.hand.hand_id, None)
             self.last_move_ms.pop(t.hand.hand_id, None)
+
+    def take(self, table_id: str) -> None:
+        """On a replica, before a call on ``table_id`` touches memory: make sure this
+        replica holds the table's lease. A lease it holds and believes live is used as
+        is (the write's fence is the final check). Otherwise the lease is claimed —
+        another replica's live lease raises :class:`TableOwnedElsewhere` (the caller is
+        routed there), an expired or released one is taken — and, when that is a new
+        tenure (a new token), the table is rebuilt from the log, open hand and bets
+        included: whatever this replica held in memory may be older than what the
+        previous owner wrote. Call with the lock held."""
+        own = self.ownership
+        if own is None:
+            return
+        held = own.leases.get(table_id)
+        if held is not None and held.live(own.clock_ms()) and table_id in self.fences:
+            return
+        lease = own.claim(table_id)
+        if held is not None and held.token == lease.token and table_id in self.fences:
+            return
+        self.drop(table_id)
+        rec = self.store.get_table(table_id)
+        if rec is not None and rec.open:
+            self._restore_all([rec])
+        self.fences[table_id] = lease.token
+        log.info(
+            "table %s taken with fencing token %d, rebuilt from the log", table_id, lease.token
+        )
+        metrics.LEASES_TAKEN.inc()
+
+    def resync(self, table_id: str) -> None:
+        """Forget a table's in-memory state and rebuild it from the store: after a failed
+        commit the dealer's memory is ahead of the log and must not be built upon."""
+        fence = self.fences.get(table_id)
+        self.drop(table_id)
+        if fence is not None:
+            self.fences[table_id] = fence
         rec = self.store.get_table(table_id)
         if rec is not None and rec.open:
             self._restore_all([rec])
@@ -359,7 +407,18 @@ class DealerCore:
         try:
             self.check_signing_key()  # nothing signed by a revoked key is written
             if self.ownership is not None:  # claim (or extend) the table's lease first
-                self.fences[table_id] = self.ownership.claim(table_id).token
+                token = self.ownership.claim(table_id).token
+                prev = self.fences.get(table_id)
+                if prev is not None and prev != token:
+                    # a new tenure since this table was loaded: memory may be stale
+                    self.fences.pop(table_id, None)
+                    raise StaleFencingToken(
+                        f"table {table_id} was loaded under token {prev}, now {token}",
+                        table_id=table_id,
+                        token=prev,
+                        current=token,
+                    )
+                self.fences[table_id] = token
             self.persist(b, request, table_id)
         except Exception:
             log.exception("commit failed at table %s; rebuilding it from the log", table_id)
@@ -461,6 +520,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         apply: Callable[[], tuple[str, Batch, R]],
         hand_id: str | None = None,
         done: Callable[[], None] | None = None,
+        *,
+        table: str | None = None,
     ) -> R:
         """Run ``apply`` (returning the table, the batch and the response) at most once
         per request id, then ``done`` once it is committed; see the class docstring."""
@@ -484,6 +545,10 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                     metrics.GATEWAY_REPLAYS.labels(method).inc()
                     context.set_trailing_metadata((("croupier-replayed", "true"),))
                     return response_type.FromString(stored)
+            if self.core.ownership is not None:  # a replica: the table is ours, or routed
+                owned = table if table is not None else self._table_of(hand_id)
+                if owned is not None:
+                    self.core.take(owned)
             if hand_id is not None and request.HasField("expected_seq"):
                 expected = limits.expected_seq(request.expected_seq)
                 last = self.dealer.hand(hand_id).writer.next_seq - 1
@@ -507,6 +572,18 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         if done is not None:
             done()
         return resp
+
+    def _table_of(self, hand_id: str | None) -> str | None:
+        """The table a hand is dealt at: from memory, else from its id (``<table>_h<n>``,
+        see :func:`croupier.dealing.hand_id_for`), so a call on a hand this replica never
+        loaded takes (or is routed by) the hand's table."""
+        if hand_id is None:
+            return None
+        h = self.dealer.hands.get(hand_id)
+        if h is not None:
+            return h.table_id
+        table, sep, n = hand_id.rpartition("_h")
+        return table if sep and table and n.isdigit() else None
 
     @rpc("OpenTable")
     async def OpenTable(
@@ -534,7 +611,14 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                 ),
             )
 
-        return await self._once("OpenTable", request, context, gateway_pb2.OpenTableResponse, apply)
+        return await self._once(
+            "OpenTable",
+            request,
+            context,
+            gateway_pb2.OpenTableResponse,
+            apply,
+            table=request.table_id,
+        )
 
     @rpc("OpenShoe")
     async def OpenShoe(
@@ -562,7 +646,14 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                 ),
             )
 
-        return await self._once("OpenShoe", request, context, gateway_pb2.OpenShoeResponse, apply)
+        return await self._once(
+            "OpenShoe",
+            request,
+            context,
+            gateway_pb2.OpenShoeResponse,
+            apply,
+            table=request.table_id,
+        )
 
     @rpc("OpenHand")
     async def OpenHand(
@@ -591,7 +682,14 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                 ),
             )
 
-        resp = await self._once("OpenHand", request, context, gateway_pb2.OpenHandResponse, apply)
+        resp = await self._once(
+            "OpenHand",
+            request,
+            context,
+            gateway_pb2.OpenHandResponse,
+            apply,
+            table=request.table_id,
+        )
         # the hand's trace starts here: the caller learns its traceparent (W3C), which
         # every message of the hand carries, to put its own later calls in it
         await context.send_initial_metadata((("traceparent", hand_traceparent(resp.hand_id)),))
@@ -813,7 +911,12 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             )
 
         return await self._once(
-            "CloseTable", request, context, gateway_pb2.CloseTableResponse, apply
+            "CloseTable",
+            request,
+            context,
+            gateway_pb2.CloseTableResponse,
+            apply,
+            table=request.table_id,
         )
 
     @rpc("IssueSeatToken")

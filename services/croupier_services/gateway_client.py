@@ -8,6 +8,10 @@ table answers ``UNAVAILABLE`` with ``ErrorInfo.reason`` ``table_owned_elsewhere`
 the owner in its metadata (``owner``, ``owner_address``). Given ``connect`` (address →
 stub), the client follows it: the same request, same request id, at the owner, which it
 then keeps using. Without ``connect`` it is an ordinary retry at the same address.
+When a followed owner stops answering (it died, or it is draining), the client goes back
+to the stub it was built with — the replicas' shared address (a Kubernetes Service, or a
+channel over every replica) — where a surviving replica takes the table over, or names
+its new owner.
 
 The demo's bots use it, as would a real gateway; so do the drills that kill and restart
 services under load.
@@ -66,6 +70,7 @@ class GatewayClient:
         connect: Callable[[str], gateway_pb2_grpc.GatewayServiceStub] | None = None,
     ) -> None:
         self.stub = stub
+        self.home = stub  # the replicas' shared address (see the module docstring)
         self.policy = policy or RetryPolicy()
         self.retries = 0
         self.connect = connect
@@ -98,6 +103,9 @@ class GatewayClient:
                     raise
                 if self._follow(e):
                     continue  # at the owner, at once, with the same request id
+                if self.stub is not self.home:
+                    log.info("the followed owner failed (%s); back to the shared address", e.code())
+                    self.stub = self.home
                 self.retries += 1
                 log.info("retrying %s (%s), attempt %d", type(request).__name__, e.code(), attempt)
                 await asyncio.sleep(backoff)
@@ -124,9 +132,7 @@ class GatewayClient:
     ) -> gateway_pb2.PlaceBetsResponse:
         return await self._call("PlaceBets", r, metadata)
 
-    async def Act(
-        self, r: gateway_pb2.ActRequest, metadata: Any = None
-    ) -> gateway_pb2.ActResponse:
+    async def Act(self, r: gateway_pb2.ActRequest, metadata: Any = None) -> gateway_pb2.ActResponse:
         return await self._call("Act", r, metadata)
 
     async def ExpireTurn(

@@ -79,6 +79,14 @@ GATEWAY_NO_REQUEST_ID = Counter(
 REQUESTS_PRUNED = Counter(
     "croupier_gateway_request_ids_pruned_total", "Request records removed after retention"
 )
+LEASES_TAKEN = Counter(
+    "croupier_dealer_leases_taken_total",
+    "Tables a dealer replica took (a new lease tenure) and rebuilt from the log",
+)
+LEASES_LOST = Counter(
+    "croupier_dealer_leases_lost_total",
+    "Table leases a dealer replica found lost on renewal (table dropped from memory)",
+)
 AUTH_REFUSED = Counter(
     "croupier_auth_refused_total",
     "gRPC calls refused by authentication or authorisation",

@@ -196,12 +196,13 @@ class Node:
             self.server = make_server(security, resources=resources, seat_tokens=seats)
         if self.core is not None:
             assert self.server is not None
-            await self.core.recover()
-            self.relays.append(self.core.relay)
-            if self.dealer_id:
+            if self.dealer_id:  # before recover(): a replica loads tables as it takes them
                 self.core.ownership = Ownership(
                     self.store, self.dealer_id, self.dealer_address, self.lease_ttl_ms, now_ms
                 )
+            await self.core.recover()
+            self.relays.append(self.core.relay)
+            if self.core.ownership is not None:
                 self.tasks.append(asyncio.create_task(self.core.run_lease_renewal(self.stop_event)))
             if self.turn_clock:
                 self.tasks.append(asyncio.create_task(self.core.run_turn_clock(self.stop_event)))

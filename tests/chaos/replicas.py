@@ -1,0 +1,272 @@
+"""Two dealer replicas as real processes, for the failover drills.
+
+:class:`ReplicaCluster` runs, each as its own ``croupier serve ...`` process: dealer
+replicas ``dealer-a`` and ``dealer-b`` (``CROUPIER_DEALER_ID``, ``CROUPIER_DEALER_ADDRESS``
+and a short ``CROUPIER_LEASE_TTL_MS``), one rules replica and settlement, over an
+embedded nats-server and one store (SQLite in the drill's directory; the machine's
+PostgreSQL in a database of its own when ``CROUPIER_TEST_DATABASE_URL`` is set).
+
+The gateway is :class:`~croupier_services.gateway_client.GatewayClient` with request ids:
+its shared address is one channel over both replicas (``pick_first``: replica A while it
+answers, as a Kubernetes Service would send it somewhere), and it follows
+``table_owned_elsewhere`` answers to the owner's own address.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from croupier.auth import Role, init_dev
+from croupier.bus.embedded import EmbeddedNats, free_port
+from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
+from croupier.store import Store
+from croupier_services.audit import Auditor
+from croupier_services.bots import bets_for
+from croupier_services.gateway_client import GatewayClient, RetryPolicy
+from croupier_services.keys import TrustedKeys
+from croupier_services.security import client_channel, seat_metadata
+
+from .drill import Database, Proc, SharedPostgres, SqliteDatabase
+
+VARIANT = "baccarat"
+STACK = 10_000_000
+TTL_MS = 1500
+
+
+def database(root: Path) -> Database:
+    url = os.environ.get("CROUPIER_TEST_DATABASE_URL")
+    return SharedPostgres(url) if url else SqliteDatabase(root / "croupier.sqlite")
+
+
+@dataclass
+class ReplicaCluster:
+    workdir: Path
+    db: Database
+    ttl_ms: int = TTL_MS
+    nats: EmbeddedNats | None = None
+    procs: dict[str, Proc] = field(default_factory=dict)
+    channels: list[grpc.aio.Channel] = field(default_factory=list)
+    ports: set[int] = field(default_factory=set)
+
+    def port(self) -> int:
+        """A free port not yet handed to another process of this cluster (the kernel
+        may hand out the same free port twice before anyone binds it)."""
+        while (p := free_port()) in self.ports:
+            pass
+        self.ports.add(p)
+        return p
+
+    def env(self, **extra: str) -> dict[str, str]:
+        assert self.nats is not None
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("CROUPIER_", "PYTEST"))}
+        env.update(
+            CROUPIER_NATS_URL=self.nats.url,
+            CROUPIER_DATABASE_URL=self.db.url,
+            CROUPIER_KEYS_DIR=str(self.workdir / "keys"),
+            CROUPIER_AUTH_DIR=str(init_dev(self.workdir / "auth").root),
+            CROUPIER_LOG_FORMAT="text",
+            CROUPIER_LOG_LEVEL="INFO",
+            CROUPIER_VIEWER_PORT="0",
+        )
+        env.update(extra)
+        return env
+
+    def cli(self, *args: str) -> None:
+        subprocess.run(
+            [sys.executable, "-m", "croupier_services.cli", *args],
+            env=self.env(),
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+
+    def start(self) -> None:
+        self.nats = EmbeddedNats().start()
+        self.cli("keys", "init", "--dir", str(self.workdir / "keys"))
+        self.cli("db", "upgrade")
+        for name in ("dealer-a", "dealer-b"):
+            gport, mport = self.port(), self.port()
+            extra = dict(
+                CROUPIER_DEALER_ID=name,
+                CROUPIER_DEALER_ADDRESS=f"127.0.0.1:{gport}",
+                CROUPIER_LEASE_TTL_MS=str(self.ttl_ms),
+            )
+            self.add(name, "dealer", gport, mport, extra)
+        self.add("rules", "rules", 0, self.port(), {}, ("--variant", VARIANT))
+        self.add("settlement", "settlement", self.port(), self.port(), {})
+        self.wait_ready(list(self.procs))
+
+    def add(
+        self,
+        name: str,
+        serve: str,
+        gport: int,
+        mport: int,
+        extra: dict[str, str],
+        args: tuple[str, ...] = (),
+    ) -> None:
+        env = self.env(CROUPIER_GRPC_PORT=str(gport), CROUPIER_METRICS_PORT=str(mport), **extra)
+        p = Proc(name, serve, env, self.workdir / f"{name}.log", gport, mport, args=args)
+        p.start()
+        self.procs[name] = p
+
+    def wait_ready(self, names: list[str], timeout_s: float = 90) -> None:
+        deadline = time.monotonic() + timeout_s
+        left = list(names)
+        while left:
+            left = [n for n in left if self.procs[n].http("/readyz")[0] != 200]
+            if not left:
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError(f"not ready after {timeout_s}s: {left}")
+            time.sleep(0.2)
+
+    def address(self, name: str) -> str:
+        return f"127.0.0.1:{self.procs[name].grpc_port}"
+
+    def stub(self, target: str) -> gateway_pb2_grpc.GatewayServiceStub:
+        ch = client_channel(target, self.workdir / "auth", Role.GATEWAY)
+        self.channels.append(ch)
+        return gateway_pb2_grpc.GatewayServiceStub(ch)
+
+    def gateway(self, home: str | None = None, timeout_s: float = 30.0) -> GatewayClient:
+        """A gateway client: its shared address is ``home`` or both replicas, A first."""
+        target = home or "ipv4:" + ",".join(self.address(n) for n in ("dealer-a", "dealer-b"))
+        cache: dict[str, gateway_pb2_grpc.GatewayServiceStub] = {}
+
+        def connect(address: str) -> gateway_pb2_grpc.GatewayServiceStub:
+            if address not in cache:
+                cache[address] = self.stub(address)
+            return cache[address]
+
+        policy = RetryPolicy(
+            attempts=60, first_backoff_s=0.05, max_backoff_s=0.2, timeout_s=timeout_s
+        )
+        return GatewayClient(self.stub(target), policy, connect=connect)
+
+    async def close_channels(self) -> None:
+        for ch in self.channels:
+            with contextlib.suppress(Exception):
+                await ch.close()
+
+    def close(self) -> None:
+        for p in self.procs.values():
+            if p.popen is not None and p.alive:
+                with contextlib.suppress(Exception):
+                    os.kill(p.popen.pid, 18)  # SIGCONT: a stopped process cannot terminate
+            p.stop()
+        if self.nats is not None:
+            self.nats.stop()
+        self.db.close()
+
+    def logs(self) -> str:
+        out = []
+        for p in self.procs.values():
+            tail = p.log.read_text(errors="replace")[-4000:] if p.log.exists() else ""
+            out.append(f"---- {p.role} ----\n{tail}")
+        return "\n".join(out)
+
+    # -- facts from the store -------------------------------------------------------
+    def query(self, sql: str) -> list[Any]:
+        store = Store.from_url(self.db.url)
+        try:
+            with store.engine.connect() as c:
+                return list(c.exec_driver_sql(sql))
+        finally:
+            store.close()
+
+    def counts(self) -> dict[str, int]:
+        def one(sql: str) -> int:
+            return int(self.query(sql)[0][0] or 0)
+
+        return {
+            "closed": one(
+                "SELECT count(DISTINCT stream_id) FROM events WHERE type = 'hand.closed'"
+            ),
+            "closed_events": one("SELECT count(*) FROM events WHERE type = 'hand.closed'"),
+            "settled": one("SELECT count(*) FROM settlements"),
+            "double_outcomes": one(
+                "SELECT count(*) FROM (SELECT stream_id FROM events WHERE type = "
+                "'hand.outcome' GROUP BY stream_id HAVING count(*) > 1) x"
+            ),
+            "double_settled": one(
+                "SELECT count(*) FROM (SELECT stream_id FROM events WHERE type = "
+                "'hand.settled' GROUP BY stream_id HAVING count(*) > 1) x"
+            ),
+            "double_ledger": one(
+                "SELECT count(*) FROM (SELECT hand_id FROM ledger_transactions "
+                "WHERE kind = 'settle' GROUP BY hand_id HAVING count(*) > 1) x"
+            ),
+            "ledger_sum": one("SELECT coalesce(sum(amount), 0) FROM ledger_postings"),
+        }
+
+    def event_types(self, hand_id: str) -> list[str]:
+        return [
+            r[0]
+            for r in self.query(
+                f"SELECT type FROM events WHERE stream_id = '{hand_id}' ORDER BY seq"
+            )
+        ]
+
+    def wait_settled(self, timeout_s: float = 60) -> dict[str, int]:
+        deadline = time.monotonic() + timeout_s
+        c: dict[str, int] = {}
+        while time.monotonic() < deadline:
+            with contextlib.suppress(Exception):
+                c = self.counts()
+                if c["closed"] and c["closed"] == c["settled"]:
+                    return c
+            time.sleep(0.25)
+        raise AssertionError(f"not settled after {timeout_s}s: {c}")
+
+    def audit(self) -> dict[str, int]:
+        store = Store.from_url(self.db.url)
+        try:
+            a = Auditor(store, TrustedKeys.from_dir(self.workdir / "keys"))
+            verdicts: dict[str, int] = {}
+            for rep in a.audit_range(list(a.hand_ids())):
+                k = "pass" if rep.ok else f"{rep.reason}"
+                verdicts[k] = verdicts.get(k, 0) + 1
+            return verdicts
+        finally:
+            store.close()
+
+
+SEATS = [gateway_pb2.SeatEntry(seat=i, player_id=f"p{i}", stack_minor=STACK) for i in (1, 2, 3)]
+
+
+async def open_with_bets(gw: GatewayClient, table: str, rng: random.Random) -> str:
+    """Open a hand at ``table`` and place its players' bets; returns the hand id."""
+    h = await gw.OpenHand(gateway_pb2.OpenHandRequest(table_id=table, seats=SEATS))
+    bets: list[tuple[int, str, int]] = []
+    while not bets:
+        bets = bets_for(VARIANT, rng, [1, 2, 3], h.hand_no, STACK)
+    tokens = []
+    for n in sorted({b[0] for b in bets}):
+        r = await gw.IssueSeatToken(
+            gateway_pb2.IssueSeatTokenRequest(table_id=table, seat=n, player_id=f"p{n}")
+        )
+        tokens.append(r.token)
+    await gw.PlaceBets(
+        gateway_pb2.PlaceBetsRequest(
+            hand_id=h.hand_id,
+            bets=[gateway_pb2.Bet(seat=s, spot=sp, amount_minor=a) for s, sp, a in bets],
+        ),
+        seat_metadata(tokens),
+    )
+    return h.hand_id
+
+
+async def play_hand(gw: GatewayClient, table: str, rng: random.Random) -> str:
+    hand = await open_with_bets(gw, table, rng)
+    await gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=hand))
+    return hand
