@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_pipeline.py [--hands 5000] [--tables 50] [--players 8]
         [--group 50] [--nats-url nats://127.0.0.1:4222] [--database-url sqlite:///...]
-        [--all-variants] [--no-floor]
+        [--all-variants] [--no-floor] [--prefill N]
 
 The dealer runs in this process and drives hands through :class:`DealerCore` (the same
 code the gRPC servicer calls, without the RPC hop), committing ``--group`` hands per
@@ -35,6 +35,7 @@ from typing import Any
 
 from cpu import cpu_seconds, rss_kib
 from floor import measure
+from prefill import PREFIX, prefill
 
 from croupier.auth import init_dev
 from croupier.bus.embedded import EmbeddedNats
@@ -68,6 +69,10 @@ async def drive(
     args: argparse.Namespace, db_url: str, nats_url: str, keys: str, nats_pid: int | None
 ) -> float:
     store = open_store(db_url)
+    if args.prefill:
+        secs = prefill(db_url, args.prefill)
+        print(f"prefilled {args.prefill:,} settled hands in {secs:.1f}s")
+    base = store.count_settlements("baccarat")
     init_keys(Path(keys))  # made once, explicitly; the services only load their own
     signers = load_signers(store, keys, ("dealer",), TrustedKeys.from_dir(Path(keys)))
     bus = await Bus.connect(nats_url)
@@ -151,7 +156,7 @@ async def drive(
             LAT.setdefault("relay drain (group)", []).append(time.perf_counter() - t1)
         t_dealt = time.perf_counter() - t0
         last, stalled = -1, time.monotonic()
-        while (n := store.count_settlements("baccarat")) < args.hands:
+        while (n := store.count_settlements("baccarat") - base) < args.hands:
             if n != last:
                 last, stalled = n, time.monotonic()
             elif time.monotonic() - stalled > 30:
@@ -181,7 +186,7 @@ async def drive(
 
 def audit(db_url: str, hands: int, keys: str) -> float:
     auditor = Auditor(open_store(db_url), TrustedKeys.from_dir(Path(keys)))
-    ids = list(auditor.hand_ids(variant="baccarat"))
+    ids = [h for h in auditor.hand_ids(variant="baccarat") if not h.startswith(PREFIX)]
     t0 = time.perf_counter()
     c0 = time.process_time()
     bad = 0
@@ -208,6 +213,13 @@ def main() -> None:
         action="store_true",
         help="skip the floor (the same I/O with no logic) after the run",
     )
+    p.add_argument(
+        "--prefill",
+        type=int,
+        default=0,
+        help="growth mode: bulk-insert this many settled filler hands before the run "
+        "(the floor is skipped)",
+    )
     p.add_argument("--nats-url")
     p.add_argument("--database-url")
     p.add_argument(
@@ -225,7 +237,7 @@ def main() -> None:
             rate = asyncio.run(drive(args, db_url, url, f"{d}/keys", pid))
             arate = audit(db_url, args.hands, f"{d}/keys")
             groups = -(-args.hands // args.group)
-            fl = None if args.no_floor else measure(db_url, url, d, groups)
+            fl = None if args.no_floor or args.prefill else measure(db_url, url, d, groups)
         finally:
             if nats is not None:
                 nats.stop()
