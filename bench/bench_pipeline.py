@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_pipeline.py [--hands 5000] [--tables 50] [--players 8]
         [--group 50] [--nats-url nats://127.0.0.1:4222] [--database-url sqlite:///...]
-        [--all-variants]
+        [--all-variants] [--no-floor] [--prefill N]
 
 The dealer runs in this process and drives hands through :class:`DealerCore` (the same
 code the gRPC servicer calls, without the RPC hop), committing ``--group`` hands per
@@ -12,6 +12,12 @@ and ``croupier serve settlement``) against the same NATS and database, as in
 production. The clock runs from the first hand opened to the last ledger commit.
 Then every hand is audited in this process (chain, seals, rules replay, outcome,
 settlement and ledger, fairness after the shoes are revealed).
+
+The same run then measures the machine's floor (:mod:`floor`: the same messages
+published to and fetched from JetStream, the same rows inserted into identical scratch
+tables, one Ed25519 signature per message, no logic) and prints Croupier's rate as a
+percentage of it, with p50/p99 of each dealer call the gateway's RPCs make (in process:
+the handler's work without the gRPC hop) and each process's RSS.
 """
 
 from __future__ import annotations
@@ -25,8 +31,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-from cpu import cpu_seconds
+from cpu import cpu_seconds, rss_kib
+from floor import measure
+from prefill import PREFIX, prefill
 
 from croupier.auth import init_dev
 from croupier.bus.embedded import EmbeddedNats
@@ -40,12 +49,30 @@ from croupier_services.keys import TrustedKeys, init_keys
 from croupier_services.runtime import load_signers, now_ms, open_store
 
 CPU: dict[str, float] = {}
+RSS: dict[str, tuple[int, int]] = {}  # role -> (RSS, peak RSS) in KiB at the end of the run
+LAT: dict[str, list[float]] = {}  # dealer call -> seconds per call
+
+
+def timed(name: str, fn: Any, *a: Any) -> Any:
+    t = time.perf_counter()
+    r = fn(*a)
+    LAT.setdefault(name, []).append(time.perf_counter() - t)
+    return r
+
+
+def pct(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))]
 
 
 async def drive(
     args: argparse.Namespace, db_url: str, nats_url: str, keys: str, nats_pid: int | None
 ) -> float:
     store = open_store(db_url)
+    if args.prefill:
+        secs = prefill(db_url, args.prefill)
+        print(f"prefilled {args.prefill:,} settled hands in {secs:.1f}s")
+    base = store.count_settlements("baccarat")
     init_keys(Path(keys))  # made once, explicitly; the services only load their own
     signers = load_signers(store, keys, ("dealer",), TrustedKeys.from_dir(Path(keys)))
     bus = await Bus.connect(nats_url)
@@ -96,8 +123,11 @@ async def drive(
             group = Batch()
             for _ in range(min(args.group, args.hands - done)):
                 t = tables[done % len(tables)]
-                hid, b = core.dealer.open_hand(
-                    t, [{**s, "player": f"{t}{s['player']}"} for s in seats]
+                hid, b = timed(
+                    "OpenHand",
+                    core.dealer.open_hand,
+                    t,
+                    [{**s, "player": f"{t}{s['player']}"} for s in seats],
                 )
                 group.extend(b)
                 h = core.dealer.hand(hid)
@@ -109,18 +139,24 @@ async def drive(
                     10_000_000,
                 )
                 group.extend(
-                    core.dealer.place_bets(
-                        hid, [{"seat": s, "spot": sp, "amount": a} for s, sp, a in bets]
+                    timed(
+                        "PlaceBets",
+                        core.dealer.place_bets,
+                        hid,
+                        [{"seat": s, "spot": sp, "amount": a} for s, sp, a in bets],
                     )
                 )
-                group.extend(core.dealer.close_betting(hid))
+                group.extend(timed("CloseBetting", core.dealer.close_betting, hid))
                 done += 1
-            core.persist(group)  # the hands and their outbox rows, in one transaction
+            # the hands and their outbox rows, in one transaction
+            timed("persist (group)", core.persist, group)
+            t1 = time.perf_counter()
             while await core.relay.drain_once():  # what the dealer's relay does
                 pass
+            LAT.setdefault("relay drain (group)", []).append(time.perf_counter() - t1)
         t_dealt = time.perf_counter() - t0
         last, stalled = -1, time.monotonic()
-        while (n := store.count_settlements("baccarat")) < args.hands:
+        while (n := store.count_settlements("baccarat") - base) < args.hands:
             if n != last:
                 last, stalled = n, time.monotonic()
             elif time.monotonic() - stalled > 30:
@@ -129,6 +165,7 @@ async def drive(
         elapsed = time.perf_counter() - t0
         for role, pid in pids.items():
             CPU[role] = cpu_seconds(pid) - cpu0[role]
+            RSS[role] = rss_kib(pid)
         print(
             f"dealt {args.hands} hands in {t_dealt:.2f}s ({args.hands / t_dealt:.0f}/s in the "
             f"dealer); settled all in {elapsed:.2f}s"
@@ -149,7 +186,7 @@ async def drive(
 
 def audit(db_url: str, hands: int, keys: str) -> float:
     auditor = Auditor(open_store(db_url), TrustedKeys.from_dir(Path(keys)))
-    ids = list(auditor.hand_ids(variant="baccarat"))
+    ids = [h for h in auditor.hand_ids(variant="baccarat") if not h.startswith(PREFIX)]
     t0 = time.perf_counter()
     c0 = time.process_time()
     bad = 0
@@ -158,6 +195,7 @@ def audit(db_url: str, hands: int, keys: str) -> float:
             bad += 1
     el = time.perf_counter() - t0
     CPU["audit"] = time.process_time() - c0
+    RSS["audit"] = rss_kib(os.getpid())
     print(f"audited {len(ids)} hands in {el:.2f}s, {bad} failures")
     if bad or len(ids) != hands:
         raise SystemExit("audit failed")
@@ -170,6 +208,18 @@ def main() -> None:
     p.add_argument("--tables", type=int, default=50)
     p.add_argument("--players", type=int, default=8)
     p.add_argument("--group", type=int, default=50)
+    p.add_argument(
+        "--no-floor",
+        action="store_true",
+        help="skip the floor (the same I/O with no logic) after the run",
+    )
+    p.add_argument(
+        "--prefill",
+        type=int,
+        default=0,
+        help="growth mode: bulk-insert this many settled filler hands before the run "
+        "(the floor is skipped)",
+    )
     p.add_argument("--nats-url")
     p.add_argument("--database-url")
     p.add_argument(
@@ -186,6 +236,8 @@ def main() -> None:
             pid = nats.proc.pid if nats is not None and nats.proc is not None else None
             rate = asyncio.run(drive(args, db_url, url, f"{d}/keys", pid))
             arate = audit(db_url, args.hands, f"{d}/keys")
+            groups = -(-args.hands // args.group)
+            fl = None if args.no_floor or args.prefill else measure(db_url, url, d, groups)
         finally:
             if nats is not None:
                 nats.stop()
@@ -193,11 +245,28 @@ def main() -> None:
         f"end to end: {rate:,.0f} hands/s settled   audit replay: {arate:,.0f} hands/s "
         f"(one process)"
     )
-    print("CPU per hand (µs), by process:")
+    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if fl is not None:
+        floor_rate = args.hands / fl.total_s
+        print(
+            f"floor: {fl.messages} messages ({fl.message_bytes:,} bytes) published, "
+            f"{fl.fetches} fetched; {fl.rows} rows inserted; {fl.signatures} signatures"
+        )
+        for k, v in fl.seconds.items():
+            print(f"  {k:<14} {v:8.3f} s  {v / args.hands * 1e6:>9,.0f} µs/hand")
+        print(
+            f"floor: {floor_rate:,.0f} hands/s   croupier: {rate:,.0f} hands/s = "
+            f"{100 * rate / floor_rate:.1f}% of floor"
+        )
+    print(f"{'process':<12} {'CPU µs/hand':>12} {'RSS MiB':>9} {'peak MiB':>9}")
     for role, sec in CPU.items():
-        print(f"  {role:<12} {sec / args.hands * 1e6:>9,.0f}")
+        rss, hwm = RSS.get(role, (0, 0))
+        print(f"{role:<12} {sec / args.hands * 1e6:>12,.0f} {rss / 1024:>9.1f} {hwm / 1024:>9.1f}")
     total = sum(v for k, v in CPU.items() if k != "audit")
-    print(f"  {'pipeline':<12} {total / args.hands * 1e6:>9,.0f}  (dealer+rules+settlement+nats)")
+    print(f"{'pipeline':<12} {total / args.hands * 1e6:>12,.0f}  (dealer+rules+settlement+nats)")
+    print(f"{'dealer call':<20} {'calls':>7} {'p50 µs':>9} {'p99 µs':>9}")
+    for name, xs in LAT.items():
+        print(f"{name:<20} {len(xs):>7} {pct(xs, 0.5) * 1e6:>9,.0f} {pct(xs, 0.99) * 1e6:>9,.0f}")
 
 
 if __name__ == "__main__":

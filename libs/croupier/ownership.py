@@ -4,8 +4,9 @@ their fencing tokens, as the dealer core uses them.
 A replica claims a table the first time it writes to it (:meth:`Ownership.claim`, which
 also extends a lease it already holds), carries the lease's token on every batch (the
 store checks it in the append transaction), renews its leases periodically
-(:meth:`renew_all`, dropping any it lost) and releases them when it drains
-(:meth:`release_all`). Another replica's live lease makes :meth:`claim` raise
+(:meth:`renew_all`, dropping any it lost), releases a table's as soon as it closes
+(:meth:`release`) and all of them when it drains (:meth:`release_all`). Another
+replica's live lease makes :meth:`claim` raise
 :class:`~croupier.errors.TableOwnedElsewhere`, which names the owner so the caller can be
 routed there. Times come from the injected clock (ms).
 """
@@ -60,6 +61,14 @@ class Ownership:
                 del self.leases[table_id]
                 lost.append(table_id)
         return lost
+
+    def release(self, table_id: str) -> bool:
+        """Release and forget the lease on ``table_id`` (the table was closed); returns
+        whether it was still ours. Nothing is held for a table this replica closed."""
+        lease = self.leases.pop(table_id, None)
+        if lease is None:
+            return False
+        return self.store.release_lease(table_id, self.dealer_id, lease.token, self.clock_ms())
 
     def release_all(self) -> int:
         """Release every held lease (drain); returns how many were still ours."""

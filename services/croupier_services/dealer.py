@@ -428,6 +428,14 @@ class DealerCore:
                 self._resync_later(table_id)
             raise
         self.feed.notify()
+        for r in b.tables:
+            if not r.open:  # closed: nothing of the table stays (fencing token, lease)
+                self.fences.pop(r.table_id, None)
+                if self.ownership is not None:
+                    try:
+                        self.ownership.release(r.table_id)
+                    except Exception:  # committed already; the lease just expires
+                        log.warning("could not release the lease of closed table %s", r.table_id)
         now = self.dealer.clock_ms()
         for e in b.events:
             if e.stream in self.dealer.hands:
