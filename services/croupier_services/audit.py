@@ -37,7 +37,7 @@ from croupier.store import EventStore
 from croupier.tlog.note import Checkpoint, NoteVerifier, open_checkpoint
 from croupier.tlog.witness import CheckpointWitness
 from croupier_services import metrics
-from croupier_services.grpc_util import abort, rpc
+from croupier_services.grpc_util import abort, rpc, rpc_stream
 from croupier_services.keys import TrustedKeys
 
 _VERDICT = {
@@ -518,6 +518,7 @@ class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
             report=report_pb(Auditor(self.store, self.trust).audit(request.hand_id))
         )
 
+    @rpc_stream("VerifyRange")
     async def VerifyRange(
         self, request: audit_pb2.VerifyRangeRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[audit_pb2.VerifyRangeResponse]:
