@@ -516,6 +516,9 @@ class Drill:
     report: dict[str, Any] = field(default_factory=dict)
     poison_sent: int = 0
     audit_failures: list[str] = field(default_factory=list)
+    drain_info: dict[str, Any] = field(default_factory=dict)
+    """Of the last :meth:`wait_drained`: unsettled hands when it began, seconds until the
+    first of them settled, hands settled per second until none was left."""
 
     # -- set-up ---------------------------------------------------------------------
     def env(self, **extra: str) -> dict[str, str]:
@@ -735,6 +738,8 @@ class Drill:
         deadline = t0 + (timeout_s or self.settle_timeout_s)
         cut: int | None = None
         last: Any = None
+        backlog: int | None = None
+        self.drain_info = {}
         while time.monotonic() < deadline:
             with contextlib.suppress(Exception):  # the database may still be coming back
                 if everything:
@@ -745,8 +750,16 @@ class Drill:
                     if cut is None:
                         cut = self._log_position()
                     last = self._unsettled_up_to(cut)
+                    now = time.monotonic()
+                    if backlog is None:
+                        backlog = last
+                        self.drain_info = {"backlog_hands": last, "first_progress_s": None}
+                    elif last < backlog and self.drain_info["first_progress_s"] is None:
+                        self.drain_info["first_progress_s"] = round(now - t0, 2)
                     if last == 0:
-                        return time.monotonic() - t0
+                        if backlog and now - t0 > 0:
+                            self.drain_info["settled_per_s"] = round(backlog / (now - t0), 1)
+                        return now - t0
             time.sleep(0.25)
         try:
             diag: Any = asyncio.run(self.nats_state())
@@ -916,6 +929,7 @@ class Drill:
                     **detail,
                     "fault_s": round(t_end - t0, 1),
                     "drain_s": round(drain, 2),
+                    **self.drain_info,
                     "hands_closed": c["closed"],
                     "hands_settled": c["settled"],
                 }
@@ -980,7 +994,12 @@ class Drill:
             store.close()
 
 
-def make_database(root: Path, backend: str) -> Database:
+def make_database(root: Path, backend: str, url: str | None = None) -> Database:
+    """The drill's store: SQLite; PostgreSQL (a private server when the machine has the
+    binaries, else ``CROUPIER_TEST_DATABASE_URL``); or, given ``url``, that PostgreSQL
+    server, in a database of the drill's own."""
+    if url:
+        return SharedPostgres(url)
     if backend == "sqlite":
         return SqliteDatabase(root / "croupier.sqlite")
     if backend == "postgresql":
@@ -999,6 +1018,12 @@ def make_database(root: Path, backend: str) -> Database:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="scripts/chaos", description=__doc__.split("\n\n")[0])
     ap.add_argument("--database", choices=["sqlite", "postgresql"], default="sqlite")
+    ap.add_argument(
+        "--database-url",
+        default="",
+        help="a PostgreSQL server to use (the drill creates and drops a database of its "
+        "own there) instead of --database",
+    )
     ap.add_argument("--nats-down", type=float, default=30.0)
     ap.add_argument("--db-down", type=float, default=20.0)
     ap.add_argument("--leader-down", type=float, default=10.0)
@@ -1017,7 +1042,7 @@ def main(argv: list[str] | None = None) -> int:
     os.chmod(root, 0o755)
     drill = Drill(
         root,
-        make_database(root, a.database),
+        make_database(root, a.database, a.database_url or None),
         nats_down_s=a.nats_down,
         db_down_s=a.db_down,
         leader_down_s=a.leader_down,
