@@ -450,6 +450,23 @@ class Load:
                 details = self._err(e)
                 await asyncio.sleep(0.2)
                 hand = await self._follow_up(tid, hand, details)
+        if hand is not None:  # stopped after a failed call: finish the hand it left open
+            await self._finish_hand(tid, hand)
+
+    async def _finish_hand(self, tid: str, hand: str) -> None:
+        for _ in range(20):
+            try:
+                await self._call(
+                    self.gw.CloseBetting,
+                    gateway_pb2.CloseBettingRequest(hand_id=hand, request_id=uuid.uuid4().hex),
+                )
+                self.closed_at.append(time.monotonic())
+                return
+            except grpc.aio.AioRpcError as e:
+                details = self._err(e)
+                await asyncio.sleep(0.5)
+                if await self._follow_up(tid, hand, details) is None:
+                    return  # closed after all, or never stored
 
     async def _follow_up(self, tid: str, hand: str | None, details: str) -> str | None:
         """After a failed call: which hand is open at the table, if any."""
@@ -517,6 +534,7 @@ class Drill:
     poison_sent: int = 0
     audit_failures: list[str] = field(default_factory=list)
     drain_info: dict[str, Any] = field(default_factory=dict)
+    probe: asyncio.Task[float | None] | None = None
     """Of the last :meth:`wait_drained`: unsettled hands when it began, seconds until the
     first of them settled, hands settled per second until none was left."""
 
@@ -811,12 +829,31 @@ class Drill:
         during = load.rate(t0, time.monotonic())
         for n in self.nats.nodes:
             n.start()
+        self.probe = asyncio.create_task(self._jetstream_back(time.monotonic()))
         return {
             "down_s": self.nats_down_s,
             "hands_per_s_before": round(before, 2),
             "hands_per_s_during": round(during, 2),
             "rate_kept": round(during / before, 3) if before else None,
         }
+
+    async def _jetstream_back(self, t0: float) -> float | None:
+        """Seconds from ``t0`` (the servers restarted) until the stream has a leader
+        again and answers: what no service can beat."""
+        assert self.nats is not None
+        while time.monotonic() - t0 < 120:
+            try:
+                bus = await Bus.connect(self.nats.url, name="chaos-probe", connect_timeout_s=1)
+                try:
+                    si = await bus.js.stream_info(subjects.STREAM)
+                    if si.cluster is None or si.cluster.leader:
+                        return round(time.monotonic() - t0, 2)
+                finally:
+                    await bus.close()
+            except Exception:
+                pass
+            await asyncio.sleep(0.1)
+        return None
 
     async def fault_db_down(self, load: Load, rng: random.Random) -> dict[str, Any]:
         t0 = time.monotonic()
@@ -922,6 +959,9 @@ class Drill:
             detail = await fn(load, rng)
             t_end = time.monotonic()
             drain = await asyncio.to_thread(self.wait_drained)
+            if self.probe is not None:
+                detail["jetstream_ready_s"] = await self.probe
+                self.probe = None
             c = await asyncio.to_thread(self.counts)
             phases.append(
                 {
