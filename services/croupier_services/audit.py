@@ -38,7 +38,7 @@ from croupier.store.tlog import StoredCheckpoint
 from croupier.tlog.note import Checkpoint, NoteVerifier, open_checkpoint
 from croupier.tlog.witness import CheckpointWitness
 from croupier_services import metrics
-from croupier_services.grpc_util import abort, rpc
+from croupier_services.grpc_util import abort, rpc, rpc_stream
 from croupier_services.keys import TrustedKeys
 
 _VERDICT = {
@@ -529,6 +529,7 @@ class AuditServicer(audit_pb2_grpc.AuditServiceServicer):
             report=report_pb(self._auditor().audit(request.hand_id))
         )
 
+    @rpc_stream("VerifyRange")
     async def VerifyRange(
         self, request: audit_pb2.VerifyRangeRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[audit_pb2.VerifyRangeResponse]:

@@ -9,8 +9,10 @@ What can go wrong, and what the loop does:
 
 * **transient** (NATS disconnected, a stream-leader change, a timeout, the database
   unavailable): nothing is acked, the batch is handed back (``nak`` with a delay), the
-  loop backs off exponentially and re-creates its subscription; counted in
-  ``croupier_consumer_errors_total{consumer,kind}``.
+  loop backs off exponentially (up to ``max_backoff_s``, 1 s) and re-creates its
+  subscription; counted in ``croupier_consumer_errors_total{consumer,kind}``. A NATS
+  reconnect (the bus's ``reconnect_listeners``) ends a backoff at once, so the loop
+  fetches again as soon as the client is back, not a backoff later.
 * **poison** (a message that fails its checks, the rules, or that the database refuses
   for its content): copied byte-exact to the dead letters with its reason, terminated
   (never redelivered), counted in ``croupier_dead_letters_total{consumer,reason}`` and
@@ -152,7 +154,7 @@ class ConsumerLoop:
         filter_subject: str = "",
         relay: OutboxRelay | None = None,
         pause_s: float = 30.0,
-        max_backoff_s: float = 5.0,
+        max_backoff_s: float = 1.0,
         fetch_wait_s: float = 1.0,
         trust: TrustedKeys,
     ) -> None:
@@ -170,6 +172,11 @@ class ConsumerLoop:
         self.max_backoff_s = max_backoff_s
         self.fetch_wait_s = fetch_wait_s
         self.checker = IntegrityChecker(trust, service)
+        # set by the bus when the client reconnects: ends a backoff at once
+        self._reconnected = asyncio.Event()
+        listeners = getattr(bus, "reconnect_listeners", None)
+        if listeners is not None:
+            listeners.append(self._reconnected.set)
         self.outbox = ob.Outbox(store.engine)
         self.processed = 0
         self.state = "starting"  # running | backoff | paused | stopped
@@ -226,6 +233,7 @@ class ConsumerLoop:
                 else:
                     self.last_progress = time.monotonic()  # idle: nothing to do
                 self.state, delay, failures = "running", 0.1, 0
+                self._reconnected.clear()
             except asyncio.CancelledError:
                 raise
             except Unverifiable as e:
@@ -258,8 +266,12 @@ class ConsumerLoop:
                     # the client re-subscribes by itself after a reconnect; a
                     # subscription that keeps failing is made again
                     await self._drop_subscription()
-                await _sleep(stop, delay)
-                delay = min(self.max_backoff_s, delay * 2)
+                if await _sleep_or(stop, self._reconnected, delay):
+                    # back online: fetch now, and back off from the start again
+                    self._reconnected.clear()
+                    delay = 0.1
+                else:
+                    delay = min(self.max_backoff_s, delay * 2)
         self.state = "stopped"
 
     def _signing_refused(self) -> bool:
@@ -447,3 +459,17 @@ def _kind(e: BaseException) -> str:
 async def _sleep(stop: asyncio.Event, s: float) -> None:
     with contextlib.suppress(asyncio.TimeoutError):
         await asyncio.wait_for(stop.wait(), s)
+
+
+async def _sleep_or(stop: asyncio.Event, wake: asyncio.Event, s: float) -> bool:
+    """Sleep ``s`` seconds, less if ``stop`` or ``wake`` is set; True when ``wake``
+    ended it."""
+    if wake.is_set():
+        return True
+    waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(wake.wait())]
+    try:
+        await asyncio.wait(waits, timeout=s, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for w in waits:
+            w.cancel()
+    return wake.is_set() and not stop.is_set()

@@ -50,7 +50,7 @@ from croupier.store.secrets import SeedBox
 from croupier.trace import hand_traceparent
 from croupier_services import metrics
 from croupier_services.feed import FeedHub
-from croupier_services.grpc_util import abort, rpc
+from croupier_services.grpc_util import abort, rpc, rpc_stream
 from croupier_services.outboxes import relay_for
 from croupier_services.views import redact, redact_public, to_pb
 
@@ -873,6 +873,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             settlement_json=settled.payload_bytes.decode() if settled else "",
         )
 
+    @rpc_stream("StreamTableEvents")
     async def StreamTableEvents(
         self, request: gateway_pb2.StreamTableEventsRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[gateway_pb2.StreamTableEventsResponse]:

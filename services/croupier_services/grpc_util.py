@@ -16,7 +16,7 @@ import asyncio
 import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -219,6 +219,47 @@ async def _call(
         log.exception("internal error in %s", name)
         await abort(context, grpc.StatusCode.INTERNAL, "internal", "internal error")
         raise
+
+
+def rpc_stream(
+    name: str,
+) -> Callable[[Callable[..., AsyncIterator[T]]], Callable[..., AsyncIterator[T]]]:
+    """:func:`rpc` for a server-streaming method (an async generator): the same mapping
+    of library errors and database outages (UNAVAILABLE ``store_unavailable`` with a
+    retry delay), whether the error comes before the first message or between two."""
+
+    def deco(fn: Callable[..., AsyncIterator[T]]) -> Callable[..., AsyncIterator[T]]:
+        @functools.wraps(fn)
+        async def wrapper(
+            self: Any, request: Any, context: grpc.aio.ServicerContext
+        ) -> AsyncIterator[T]:
+            try:
+                try:
+                    async for item in fn(self, request, context):
+                        yield item
+                except Exception as e:
+                    outage = None if isinstance(e, CroupierError) else store_outage(e)
+                    if outage is None:
+                        raise
+                    raise outage from e
+            except StoreUnavailable as e:
+                log.warning("store unavailable in %s: %s", name, e.message)
+                await abort_store_unavailable(context, e)
+                raise  # unreachable: abort raises
+            except CroupierError as e:
+                code = status_for(e)
+                await abort(context, code, e.reason, f"{e.reason}: {e.message}", e.details())
+                raise  # unreachable: abort raises
+            except grpc.aio.AbortError:
+                raise
+            except Exception:
+                log.exception("internal error in %s", name)
+                await abort(context, grpc.StatusCode.INTERNAL, "internal", "internal error")
+                raise
+
+        return wrapper
+
+    return deco
 
 
 def _ids_of(request: Any, context: grpc.aio.ServicerContext) -> dict[str, str | None]:

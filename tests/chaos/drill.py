@@ -292,7 +292,14 @@ class Proc:
 @dataclass
 class Load:
     """Gateways: each table plays baccarat hands in a loop; a failed call is followed
-    up (the hand looked up and finished), as a gateway with retries would."""
+    up (the hand looked up and finished), as a gateway with retries would.
+
+    Every mutating call (OpenHand, PlaceBets, CloseBetting) carries a request id. A
+    share ``dup_share`` of them is sent as a gateway that retries too eagerly would:
+    the same request (same id) 2 or 3 times at once, and once more 0.5-3 s later. Every
+    copy that answers must answer the same (``mismatches``), and the store must show one
+    effect: no hand with more bets than one PlaceBets places, none closed twice
+    (:meth:`Drill.double_calls`)."""
 
     target: str
     tables: int
@@ -303,6 +310,23 @@ class Load:
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     table_ids: list[str] = field(default_factory=list)
+    dup_share: float = 0.25
+    dups: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(
+            (
+                "calls",
+                "duplicated",
+                "concurrent_copies",
+                "copy_errors",
+                "late_replays",
+                "late_errors",
+                "mismatches",
+            ),
+            0,
+        )
+    )
+    bets_asked: dict[str, int] = field(default_factory=dict)  # hand -> bets in its PlaceBets
+    late: list[asyncio.Task[None]] = field(default_factory=list)
 
     async def start(self) -> None:
         self.channel = client_channel(self.target, self.auth_dir, Role.GATEWAY)
@@ -325,7 +349,48 @@ class Load:
     async def _call(self, fn: Callable[..., Any], req: Any, metadata: Any = None) -> Any:
         return await fn(req, timeout=20, wait_for_ready=True, metadata=metadata)
 
+    async def _mutate(
+        self, fn: Callable[..., Any], req: Any, rng: random.Random, metadata: Any = None
+    ) -> Any:
+        """A mutating call with a fresh request id; for a share of calls, 2-3 concurrent
+        copies of it now and one more later (see the class notes)."""
+        req.request_id = uuid.uuid4().hex
+        self.dups["calls"] += 1
+        if rng.random() >= self.dup_share:
+            return await self._call(fn, req, metadata)
+        n = rng.choice((2, 3))
+        self.dups["duplicated"] += 1
+        self.dups["concurrent_copies"] += n
+        got = await asyncio.gather(
+            *(self._call(fn, req, metadata) for _ in range(n)), return_exceptions=True
+        )
+        ok = [r for r in got if not isinstance(r, BaseException)]
+        errs = [r for r in got if isinstance(r, BaseException)]
+        self.dups["copy_errors"] += len(errs)
+        if not ok:
+            raise errs[0]
+        if any(r != ok[0] for r in ok[1:]):
+            self.dups["mismatches"] += 1
+        self.late.append(
+            asyncio.create_task(self._late(fn, req, metadata, ok[0], rng.uniform(0.5, 3.0)))
+        )
+        return ok[0]
+
+    async def _late(
+        self, fn: Callable[..., Any], req: Any, metadata: Any, first: Any, after_s: float
+    ) -> None:
+        await asyncio.sleep(after_s)
+        self.dups["late_replays"] += 1
+        try:
+            again = await self._call(fn, req, metadata)
+        except grpc.aio.AioRpcError:
+            self.dups["late_errors"] += 1  # an outage, say: no effect either way
+            return
+        if again != first:
+            self.dups["mismatches"] += 1
+
     async def _table(self, tid: str, rng: random.Random) -> None:
+        dup_rng = random.Random(rng.random())
         while not self.stop.is_set():
             try:
                 await self._call(
@@ -346,8 +411,10 @@ class Load:
         while not self.stop.is_set():
             try:
                 if hand is None:
-                    h = await self._call(
-                        self.gw.OpenHand, gateway_pb2.OpenHandRequest(table_id=tid, seats=seats)
+                    h = await self._mutate(
+                        self.gw.OpenHand,
+                        gateway_pb2.OpenHandRequest(table_id=tid, seats=seats),
+                        dup_rng,
                     )
                     hand = h.hand_id
                     bets = bets_for(VARIANT, rng, [1, 2, 3], h.hand_no, STACK)
@@ -361,7 +428,8 @@ class Load:
                                 ),
                             )
                             tokens.append(r.token)
-                        await self._call(
+                        self.bets_asked[hand] = len(bets)
+                        await self._mutate(
                             self.gw.PlaceBets,
                             gateway_pb2.PlaceBetsRequest(
                                 hand_id=hand,
@@ -370,10 +438,11 @@ class Load:
                                     for s, sp, a in bets
                                 ],
                             ),
+                            dup_rng,
                             seat_metadata(tokens),
                         )
-                await self._call(
-                    self.gw.CloseBetting, gateway_pb2.CloseBettingRequest(hand_id=hand)
+                await self._mutate(
+                    self.gw.CloseBetting, gateway_pb2.CloseBettingRequest(hand_id=hand), dup_rng
                 )
                 self.closed_at.append(time.monotonic())
                 hand = None
@@ -381,6 +450,23 @@ class Load:
                 details = self._err(e)
                 await asyncio.sleep(0.2)
                 hand = await self._follow_up(tid, hand, details)
+        if hand is not None:  # stopped after a failed call: finish the hand it left open
+            await self._finish_hand(tid, hand)
+
+    async def _finish_hand(self, tid: str, hand: str) -> None:
+        for _ in range(20):
+            try:
+                await self._call(
+                    self.gw.CloseBetting,
+                    gateway_pb2.CloseBettingRequest(hand_id=hand, request_id=uuid.uuid4().hex),
+                )
+                self.closed_at.append(time.monotonic())
+                return
+            except grpc.aio.AioRpcError as e:
+                details = self._err(e)
+                await asyncio.sleep(0.5)
+                if await self._follow_up(tid, hand, details) is None:
+                    return  # closed after all, or never stored
 
     async def _follow_up(self, tid: str, hand: str | None, details: str) -> str | None:
         """After a failed call: which hand is open at the table, if any."""
@@ -403,6 +489,9 @@ class Load:
     async def finish(self) -> None:
         self.stop.set()
         for t in self.tasks:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(t, 60)
+        for t in self.late:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(t, 60)
         for tid in self.table_ids:
@@ -444,6 +533,10 @@ class Drill:
     report: dict[str, Any] = field(default_factory=dict)
     poison_sent: int = 0
     audit_failures: list[str] = field(default_factory=list)
+    drain_info: dict[str, Any] = field(default_factory=dict)
+    probe: asyncio.Task[float | None] | None = None
+    """Of the last :meth:`wait_drained`: unsettled hands when it began, seconds until the
+    first of them settled, hands settled per second until none was left."""
 
     # -- set-up ---------------------------------------------------------------------
     def env(self, **extra: str) -> dict[str, str]:
@@ -567,6 +660,27 @@ class Drill:
         finally:
             store.close()
 
+    def double_calls(self, bets_asked: dict[str, int]) -> dict[str, int]:
+        """Effects of the load's duplicated calls seen in the store: hands holding more
+        bets than their one PlaceBets placed, hands whose betting closed twice."""
+        store = Store.from_url(self.database.url)
+        try:
+            with store.engine.connect() as c:
+                bets = c.exec_driver_sql(
+                    "SELECT stream_id, count(*) FROM events WHERE type = 'bet.placed' "
+                    "GROUP BY stream_id"
+                ).all()
+                closes = c.exec_driver_sql(
+                    "SELECT count(*) FROM (SELECT stream_id FROM events WHERE type = "
+                    "'betting.closed' GROUP BY stream_id HAVING count(*) > 1) x"
+                ).scalar_one()
+        finally:
+            store.close()
+        return {
+            "double_bets": sum(1 for h, n in bets if n > bets_asked.get(h, 0)),
+            "double_closes": int(closes or 0),
+        }
+
     async def nats_state(self) -> dict[str, Any]:
         """The stream and consumers as the servers see them (for a failure report)."""
         assert self.nats is not None
@@ -642,6 +756,8 @@ class Drill:
         deadline = t0 + (timeout_s or self.settle_timeout_s)
         cut: int | None = None
         last: Any = None
+        backlog: int | None = None
+        self.drain_info = {}
         while time.monotonic() < deadline:
             with contextlib.suppress(Exception):  # the database may still be coming back
                 if everything:
@@ -652,8 +768,16 @@ class Drill:
                     if cut is None:
                         cut = self._log_position()
                     last = self._unsettled_up_to(cut)
+                    now = time.monotonic()
+                    if backlog is None:
+                        backlog = last
+                        self.drain_info = {"backlog_hands": last, "first_progress_s": None}
+                    elif last < backlog and self.drain_info["first_progress_s"] is None:
+                        self.drain_info["first_progress_s"] = round(now - t0, 2)
                     if last == 0:
-                        return time.monotonic() - t0
+                        if backlog and now - t0 > 0:
+                            self.drain_info["settled_per_s"] = round(backlog / (now - t0), 1)
+                        return now - t0
             time.sleep(0.25)
         try:
             diag: Any = asyncio.run(self.nats_state())
@@ -705,12 +829,31 @@ class Drill:
         during = load.rate(t0, time.monotonic())
         for n in self.nats.nodes:
             n.start()
+        self.probe = asyncio.create_task(self._jetstream_back(time.monotonic()))
         return {
             "down_s": self.nats_down_s,
             "hands_per_s_before": round(before, 2),
             "hands_per_s_during": round(during, 2),
             "rate_kept": round(during / before, 3) if before else None,
         }
+
+    async def _jetstream_back(self, t0: float) -> float | None:
+        """Seconds from ``t0`` (the servers restarted) until the stream has a leader
+        again and answers: what no service can beat."""
+        assert self.nats is not None
+        while time.monotonic() - t0 < 120:
+            try:
+                bus = await Bus.connect(self.nats.url, name="chaos-probe", connect_timeout_s=1)
+                try:
+                    si = await bus.js.stream_info(subjects.STREAM)
+                    if si.cluster is None or si.cluster.leader:
+                        return round(time.monotonic() - t0, 2)
+                finally:
+                    await bus.close()
+            except Exception:
+                pass
+            await asyncio.sleep(0.1)
+        return None
 
     async def fault_db_down(self, load: Load, rng: random.Random) -> dict[str, Any]:
         t0 = time.monotonic()
@@ -816,6 +959,9 @@ class Drill:
             detail = await fn(load, rng)
             t_end = time.monotonic()
             drain = await asyncio.to_thread(self.wait_drained)
+            if self.probe is not None:
+                detail["jetstream_ready_s"] = await self.probe
+                self.probe = None
             c = await asyncio.to_thread(self.counts)
             phases.append(
                 {
@@ -823,6 +969,7 @@ class Drill:
                     **detail,
                     "fault_s": round(t_end - t0, 1),
                     "drain_s": round(drain, 2),
+                    **self.drain_info,
                     "hands_closed": c["closed"],
                     "hands_settled": c["settled"],
                 }
@@ -832,6 +979,7 @@ class Drill:
         total_s = time.monotonic() - t_start
         c = await asyncio.to_thread(self.counts)
         audits = await asyncio.to_thread(self.audit_all)
+        doubles = await asyncio.to_thread(self.double_calls, load.bets_asked)
         restarts_not_ours = {
             r: len(p.pids) - 1 - self.killed.get(r, 0)
             for r, p in self.procs.items()
@@ -850,7 +998,13 @@ class Drill:
             "hands_closed": c["closed"],
             "hands_settled": c["settled"],
             "hands_lost": c["closed"] - c["settled"],
-            "double_effects": c["double_outcomes"] + c["double_settled"] + c["double_ledger"],
+            "double_effects": c["double_outcomes"]
+            + c["double_settled"]
+            + c["double_ledger"]
+            + doubles["double_bets"]
+            + doubles["double_closes"]
+            + load.dups["mismatches"],
+            "duplicate_calls": {**load.dups, **doubles},
             "ledger_sum": c["ledger_sum"],
             "unbalanced_transactions": c["unbalanced_tx"],
             "audit": audits,
@@ -880,7 +1034,12 @@ class Drill:
             store.close()
 
 
-def make_database(root: Path, backend: str) -> Database:
+def make_database(root: Path, backend: str, url: str | None = None) -> Database:
+    """The drill's store: SQLite; PostgreSQL (a private server when the machine has the
+    binaries, else ``CROUPIER_TEST_DATABASE_URL``); or, given ``url``, that PostgreSQL
+    server, in a database of the drill's own."""
+    if url:
+        return SharedPostgres(url)
     if backend == "sqlite":
         return SqliteDatabase(root / "croupier.sqlite")
     if backend == "postgresql":
@@ -899,6 +1058,12 @@ def make_database(root: Path, backend: str) -> Database:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="scripts/chaos", description=__doc__.split("\n\n")[0])
     ap.add_argument("--database", choices=["sqlite", "postgresql"], default="sqlite")
+    ap.add_argument(
+        "--database-url",
+        default="",
+        help="a PostgreSQL server to use (the drill creates and drops a database of its "
+        "own there) instead of --database",
+    )
     ap.add_argument("--nats-down", type=float, default=30.0)
     ap.add_argument("--db-down", type=float, default=20.0)
     ap.add_argument("--leader-down", type=float, default=10.0)
@@ -917,7 +1082,7 @@ def main(argv: list[str] | None = None) -> int:
     os.chmod(root, 0o755)
     drill = Drill(
         root,
-        make_database(root, a.database),
+        make_database(root, a.database, a.database_url or None),
         nats_down_s=a.nats_down,
         db_down_s=a.db_down,
         leader_down_s=a.leader_down,

@@ -5,7 +5,8 @@ second, writes nothing, and the same calls succeed once the store is back."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Iterator
+import asyncio
+from collections.abc import AsyncIterable, Awaitable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -46,7 +47,18 @@ def _written(c: Cluster) -> tuple[int, int, int]:
 async def _unavailable(call: Awaitable[Any]) -> None:
     with pytest.raises(grpc.aio.AioRpcError) as ei:
         await call
-    err = ei.value
+    _is_store_unavailable(ei.value)
+
+
+async def _stream_unavailable(call: AsyncIterable[Any]) -> None:
+    """A server-streaming call ends with the same status as a unary one."""
+    with pytest.raises(grpc.aio.AioRpcError) as ei:
+        async for _ in call:
+            pass
+    _is_store_unavailable(ei.value)
+
+
+def _is_store_unavailable(err: grpc.aio.AioRpcError) -> None:
     assert err.code() == grpc.StatusCode.UNAVAILABLE, (err.code(), err.details())
     info = error_info(err)
     assert info is not None and info.reason == "store_unavailable", err.details()
@@ -86,3 +98,24 @@ async def test_store_outage_is_unavailable_then_recovers(idle_cluster: Cluster) 
     listed = await c.au.ListHands(audit_pb2.ListHandsRequest(table_id=table))
     assert hand.hand_id in [h.hand_id for h in listed.hands]
     assert c.store.count_events() > before[0]
+
+
+async def test_streaming_calls_answer_store_unavailable_then_recover(
+    idle_cluster: Cluster,
+) -> None:
+    c = idle_cluster
+    table = await c.open_table("outage_stream")
+    with store_down(c.store.engine):
+        await _stream_unavailable(
+            c.gw.StreamTableEvents(gateway_pb2.StreamTableEventsRequest(table_id=table))
+        )
+        await _stream_unavailable(
+            c.au.VerifyRange(audit_pb2.VerifyRangeRequest(table_id=table))
+        )
+    # back: the feed streams the table's events from the start
+    feed = c.gw.StreamTableEvents(gateway_pb2.StreamTableEventsRequest(table_id=table))
+    first = await asyncio.wait_for(feed.read(), 10)
+    assert first is not grpc.aio.EOF and first.event.stream
+    feed.cancel()
+    reports = [r async for r in c.au.VerifyRange(audit_pb2.VerifyRangeRequest(table_id=table))]
+    assert reports == []  # no hand dealt yet: an empty range, not an error
