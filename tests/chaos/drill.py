@@ -502,6 +502,12 @@ class Load:
                     )
                     break
                 except grpc.aio.AioRpcError as e:
+                    details = e.details() or ""
+                    if "is still open at" in details:
+                        # a hand whose opening committed though its call failed (the
+                        # answer was lost in an outage): finish it, then close the table
+                        await self._finish_hand(tid, details.split("hand ", 1)[1].split(" ", 1)[0])
+                        continue
                     if e.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION):
                         break
                     self._err(e)
