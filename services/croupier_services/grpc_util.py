@@ -18,7 +18,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import grpc
 from google.protobuf import any_pb2
@@ -195,30 +195,32 @@ async def _call(
     request: Any,
     context: grpc.aio.ServicerContext,
 ) -> T:
-    """Run a servicer method, mapping library errors to gRPC statuses (a database that
-    cannot be reached: UNAVAILABLE ``store_unavailable`` with a retry delay)."""
+    """Run a servicer method, mapping library errors to gRPC statuses."""
     try:
-        try:
-            return await fn(self, request, context)
-        except Exception as e:
-            outage = None if isinstance(e, CroupierError) else store_outage(e)
-            if outage is None:
-                raise
-            raise outage from e
-    except StoreUnavailable as e:
+        return await fn(self, request, context)
+    except Exception as e:
+        await _abort_for(name, context, e)
+
+
+async def _abort_for(name: str, context: grpc.aio.ServicerContext, e: Exception) -> NoReturn:
+    """End a call that raised ``e`` with its gRPC status: a library error's own, a
+    database that cannot be reached UNAVAILABLE ``store_unavailable`` with a retry
+    delay, anything else INTERNAL (logged with its traceback, never echoed)."""
+    if isinstance(e, grpc.aio.AbortError):
+        raise e
+    if not isinstance(e, CroupierError):
+        outage = store_outage(e)
+        if outage is None:
+            log.exception("internal error in %s", name)
+            await abort(context, grpc.StatusCode.INTERNAL, "internal", "internal error")
+            raise e
+        e = outage
+    if isinstance(e, StoreUnavailable):
         log.warning("store unavailable in %s: %s", name, e.message)
         await abort_store_unavailable(context, e)
-        raise  # unreachable: abort raises
-    except CroupierError as e:
-        code = status_for(e)
-        await abort(context, code, e.reason, f"{e.reason}: {e.message}", e.details())
-        raise  # unreachable: abort raises
-    except grpc.aio.AbortError:
-        raise
-    except Exception:
-        log.exception("internal error in %s", name)
-        await abort(context, grpc.StatusCode.INTERNAL, "internal", "internal error")
-        raise
+    else:
+        await abort(context, status_for(e), e.reason, f"{e.reason}: {e.message}", e.details())
+    raise e  # unreachable: abort raises
 
 
 def rpc_stream(
@@ -234,28 +236,10 @@ def rpc_stream(
             self: Any, request: Any, context: grpc.aio.ServicerContext
         ) -> AsyncIterator[T]:
             try:
-                try:
-                    async for item in fn(self, request, context):
-                        yield item
-                except Exception as e:
-                    outage = None if isinstance(e, CroupierError) else store_outage(e)
-                    if outage is None:
-                        raise
-                    raise outage from e
-            except StoreUnavailable as e:
-                log.warning("store unavailable in %s: %s", name, e.message)
-                await abort_store_unavailable(context, e)
-                raise  # unreachable: abort raises
-            except CroupierError as e:
-                code = status_for(e)
-                await abort(context, code, e.reason, f"{e.reason}: {e.message}", e.details())
-                raise  # unreachable: abort raises
-            except grpc.aio.AbortError:
-                raise
-            except Exception:
-                log.exception("internal error in %s", name)
-                await abort(context, grpc.StatusCode.INTERNAL, "internal", "internal error")
-                raise
+                async for item in fn(self, request, context):
+                    yield item
+            except Exception as e:
+                await _abort_for(name, context, e)
 
         return wrapper
 

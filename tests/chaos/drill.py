@@ -630,41 +630,7 @@ class Drill:
 
     # -- facts from the store -------------------------------------------------------
     def counts(self) -> dict[str, int]:
-        store = Store.from_url(self.database.url)
-        try:
-            with store.engine.connect() as c:
-                q = c.exec_driver_sql
-
-                def one(sql: str) -> int:
-                    return int(q(sql).scalar_one() or 0)
-
-                return {
-                    "closed": one(
-                        "SELECT count(DISTINCT stream_id) FROM events WHERE type = 'hand.closed'"
-                    ),
-                    "settled": one("SELECT count(*) FROM settlements"),
-                    "double_outcomes": one(
-                        "SELECT count(*) FROM (SELECT stream_id FROM events WHERE type = "
-                        "'hand.outcome' GROUP BY stream_id HAVING count(*) > 1) x"
-                    ),
-                    "double_settled": one(
-                        "SELECT count(*) FROM (SELECT stream_id FROM events WHERE type = "
-                        "'hand.settled' GROUP BY stream_id HAVING count(*) > 1) x"
-                    ),
-                    "double_ledger": one(
-                        "SELECT count(*) FROM (SELECT hand_id FROM ledger_transactions "
-                        "WHERE kind = 'settle' GROUP BY hand_id HAVING count(*) > 1) x"
-                    ),
-                    "ledger_sum": one("SELECT coalesce(sum(amount), 0) FROM ledger_postings"),
-                    "unbalanced_tx": one(
-                        "SELECT count(*) FROM (SELECT tx_id FROM ledger_postings GROUP BY "
-                        "tx_id HAVING sum(amount) <> 0) x"
-                    ),
-                    "dead_letters": one("SELECT count(*) FROM dead_letters"),
-                    "outbox": one("SELECT count(*) FROM outbox"),
-                }
-        finally:
-            store.close()
+        return store_counts(self.database.url)
 
     def double_calls(self, bets_asked: dict[str, int]) -> dict[str, int]:
         """Effects of the load's duplicated calls seen in the store: hands holding more
@@ -1038,6 +1004,47 @@ class Drill:
             return counts
         finally:
             store.close()
+
+
+def store_counts(url: str) -> dict[str, int]:
+    """What the store holds after a drill: hands closed and settled, anything done twice
+    (outcomes, settlements, ledger transactions), the ledger's sum, unbalanced
+    transactions, dead letters and the outbox's depth."""
+    store = Store.from_url(url)
+    try:
+        with store.engine.connect() as c:
+
+            def one(sql: str) -> int:
+                return int(c.exec_driver_sql(sql).scalar_one() or 0)
+
+            return {
+                "closed": one(
+                    "SELECT count(DISTINCT stream_id) FROM events WHERE type = 'hand.closed'"
+                ),
+                "closed_events": one("SELECT count(*) FROM events WHERE type = 'hand.closed'"),
+                "settled": one("SELECT count(*) FROM settlements"),
+                "double_outcomes": one(
+                    "SELECT count(*) FROM (SELECT stream_id FROM events WHERE type = "
+                    "'hand.outcome' GROUP BY stream_id HAVING count(*) > 1) x"
+                ),
+                "double_settled": one(
+                    "SELECT count(*) FROM (SELECT stream_id FROM events WHERE type = "
+                    "'hand.settled' GROUP BY stream_id HAVING count(*) > 1) x"
+                ),
+                "double_ledger": one(
+                    "SELECT count(*) FROM (SELECT hand_id FROM ledger_transactions "
+                    "WHERE kind = 'settle' GROUP BY hand_id HAVING count(*) > 1) x"
+                ),
+                "ledger_sum": one("SELECT coalesce(sum(amount), 0) FROM ledger_postings"),
+                "unbalanced_tx": one(
+                    "SELECT count(*) FROM (SELECT tx_id FROM ledger_postings GROUP BY "
+                    "tx_id HAVING sum(amount) <> 0) x"
+                ),
+                "dead_letters": one("SELECT count(*) FROM dead_letters"),
+                "outbox": one("SELECT count(*) FROM outbox"),
+            }
+    finally:
+        store.close()
 
 
 def make_database(root: Path, backend: str, url: str | None = None) -> Database:

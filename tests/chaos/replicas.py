@@ -36,7 +36,7 @@ from croupier_services.gateway_client import GatewayClient, RetryPolicy
 from croupier_services.keys import TrustedKeys
 from croupier_services.security import client_channel, seat_metadata
 
-from .drill import Database, Proc, SharedPostgres, SqliteDatabase
+from .drill import Database, Proc, SharedPostgres, SqliteDatabase, store_counts
 
 VARIANT = "baccarat"
 STACK = 10_000_000
@@ -185,29 +185,7 @@ class ReplicaCluster:
             store.close()
 
     def counts(self) -> dict[str, int]:
-        def one(sql: str) -> int:
-            return int(self.query(sql)[0][0] or 0)
-
-        return {
-            "closed": one(
-                "SELECT count(DISTINCT stream_id) FROM events WHERE type = 'hand.closed'"
-            ),
-            "closed_events": one("SELECT count(*) FROM events WHERE type = 'hand.closed'"),
-            "settled": one("SELECT count(*) FROM settlements"),
-            "double_outcomes": one(
-                "SELECT count(*) FROM (SELECT stream_id FROM events WHERE type = "
-                "'hand.outcome' GROUP BY stream_id HAVING count(*) > 1) x"
-            ),
-            "double_settled": one(
-                "SELECT count(*) FROM (SELECT stream_id FROM events WHERE type = "
-                "'hand.settled' GROUP BY stream_id HAVING count(*) > 1) x"
-            ),
-            "double_ledger": one(
-                "SELECT count(*) FROM (SELECT hand_id FROM ledger_transactions "
-                "WHERE kind = 'settle' GROUP BY hand_id HAVING count(*) > 1) x"
-            ),
-            "ledger_sum": one("SELECT coalesce(sum(amount), 0) FROM ledger_postings"),
-        }
+        return store_counts(self.db.url)
 
     def event_types(self, hand_id: str) -> list[str]:
         return [
