@@ -547,29 +547,18 @@ class Drill:
     # -- set-up ---------------------------------------------------------------------
     def env(self, **extra: str) -> dict[str, str]:
         assert self.nats is not None
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("CROUPIER_", "PYTEST"))}
-        env.update(
-            CROUPIER_NATS_URL=self.nats.url,
-            CROUPIER_DATABASE_URL=self.database.url,
-            CROUPIER_KEYS_DIR=str(self.workdir / "keys"),
-            CROUPIER_AUTH_DIR=str(init_dev(self.workdir / "auth").root),
-            CROUPIER_LOG_FORMAT="text",
-            CROUPIER_LOG_LEVEL="INFO",
+        return service_env(
+            self.workdir,
+            self.nats.url,
+            self.database.url,
             CROUPIER_STREAM_REPLICAS="3",
             CROUPIER_STALL_AFTER_S="20",
             CROUPIER_UNVERIFIABLE_PAUSE_S="3",
-            CROUPIER_VIEWER_PORT="0",  # the drill needs no viewer; never a fixed port
+            **extra,
         )
-        env.update(extra)
-        return env
 
     def cli(self, *args: str) -> None:
-        subprocess.run(
-            [sys.executable, "-m", "croupier_services.cli", *args],
-            env=self.env(),
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
+        run_cli(self.env(), *args)
 
     def start(self) -> None:
         self.nats = EmbeddedCluster(3).start()
@@ -1004,6 +993,35 @@ class Drill:
             return counts
         finally:
             store.close()
+
+
+def service_env(workdir: Path, nats_url: str, database_url: str, **extra: str) -> dict[str, str]:
+    """The environment of a service process (or a CLI call) of a drill: this process's
+    environment without its own ``CROUPIER_*`` and pytest settings, the drill's NATS,
+    store, keys and dev security material, text logs and no viewer (never a fixed
+    port), then ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CROUPIER_", "PYTEST"))}
+    env.update(
+        CROUPIER_NATS_URL=nats_url,
+        CROUPIER_DATABASE_URL=database_url,
+        CROUPIER_KEYS_DIR=str(workdir / "keys"),
+        CROUPIER_AUTH_DIR=str(init_dev(workdir / "auth").root),
+        CROUPIER_LOG_FORMAT="text",
+        CROUPIER_LOG_LEVEL="INFO",
+        CROUPIER_VIEWER_PORT="0",
+    )
+    env.update(extra)
+    return env
+
+
+def run_cli(env: dict[str, str], *args: str) -> None:
+    """``croupier ARGS`` in a process of its own; raises if it fails."""
+    subprocess.run(
+        [sys.executable, "-m", "croupier_services.cli", *args],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 def store_counts(url: str) -> dict[str, int]:

@@ -17,8 +17,6 @@ from __future__ import annotations
 import contextlib
 import os
 import random
-import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +24,7 @@ from typing import Any
 
 import grpc
 
-from croupier.auth import Role, init_dev
+from croupier.auth import Role
 from croupier.bus.embedded import EmbeddedNats, free_port
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
 from croupier.store import Store
@@ -36,7 +34,15 @@ from croupier_services.gateway_client import GatewayClient, RetryPolicy
 from croupier_services.keys import TrustedKeys
 from croupier_services.security import client_channel, seat_metadata
 
-from .drill import Database, Proc, SharedPostgres, SqliteDatabase, store_counts
+from .drill import (
+    Database,
+    Proc,
+    SharedPostgres,
+    SqliteDatabase,
+    run_cli,
+    service_env,
+    store_counts,
+)
 
 VARIANT = "baccarat"
 STACK = 10_000_000
@@ -68,26 +74,10 @@ class ReplicaCluster:
 
     def env(self, **extra: str) -> dict[str, str]:
         assert self.nats is not None
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("CROUPIER_", "PYTEST"))}
-        env.update(
-            CROUPIER_NATS_URL=self.nats.url,
-            CROUPIER_DATABASE_URL=self.db.url,
-            CROUPIER_KEYS_DIR=str(self.workdir / "keys"),
-            CROUPIER_AUTH_DIR=str(init_dev(self.workdir / "auth").root),
-            CROUPIER_LOG_FORMAT="text",
-            CROUPIER_LOG_LEVEL="INFO",
-            CROUPIER_VIEWER_PORT="0",
-        )
-        env.update(extra)
-        return env
+        return service_env(self.workdir, self.nats.url, self.db.url, **extra)
 
     def cli(self, *args: str) -> None:
-        subprocess.run(
-            [sys.executable, "-m", "croupier_services.cli", *args],
-            env=self.env(),
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
+        run_cli(self.env(), *args)
 
     def start(self) -> None:
         self.nats = EmbeddedNats().start()
