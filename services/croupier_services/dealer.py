@@ -406,8 +406,8 @@ class DealerCore:
         nothing here fails the call: publishing is the relay's, outside the call."""
         try:
             self.check_signing_key()  # nothing signed by a revoked key is written
-            if self.ownership is not None:  # claim (or extend) the table's lease first
-                token = self.ownership.claim(table_id).token
+            if self.ownership is not None:  # the table's lease (claimed if not held live)
+                token = self.ownership.lease_for(table_id).token
                 prev = self.fences.get(table_id)
                 if prev is not None and prev != token:
                     # a new tenure since this table was loaded: memory may be stale
