@@ -109,6 +109,46 @@ def test_first_checkpoint_including_a_seal(store: Store, dealer: Signer) -> None
     assert store.tlog_size() == 4
 
 
+class _Abandon(Exception):
+    pass
+
+
+def test_units_of_work_of_two_writers_with_rollbacks_keep_one_tree(
+    engine: sa.Engine, dealer: Signer
+) -> None:
+    """Each writer keeps the edge it appended; another writer's appends, and a unit of
+    work rolled back after its leaves were computed, must make it read the edge again.
+    Several batches per unit of work get their leaves together at commit, in order."""
+    a = Store(engine)
+    b = Store(engine.execution_options(croupier_second_writer=True))  # its own edge cache
+    rng = random.Random(17)
+    committed: list[Seal] = []
+    i = 0
+    for _ in range(120):
+        writer = rng.choice((a, b))
+        batches = [_batch(dealer, j) for j in range(i, i + rng.choice((1, 1, 2, 5)))]
+        i += len(batches)
+        fate = rng.choice(("commit", "commit", "commit", "abandon", "abandon_after_leaves"))
+        try:
+            with writer.transaction() as uow:
+                for infos, evs, seals in batches:
+                    uow.append(evs, seals, infos)
+                if fate == "abandon_after_leaves":
+                    uow.flush_log()  # leaves written (and the edge kept), then rolled back
+                if fate != "commit":
+                    raise _Abandon
+        except _Abandon:
+            continue
+        committed += [s for _, _, seals in batches for s in seals]
+    assert a.tlog_leaves(limit=1_000) == [(n, s.seal_id) for n, s in enumerate(committed)]
+    leaves = [seal_leaf_hash(s) for s in committed]
+    assert a.tlog_root() == (len(committed), merkle.root_from_leaf_hashes(leaves))
+    n = len(committed)
+    for k in (0, n // 2, n - 1):
+        proof = b.inclusion_proof(k, n)
+        merkle.verify_inclusion(k, n, leaves[k], proof, a.tlog_root()[1])
+
+
 @pytest.mark.parametrize("table", ["tlog_leaves", "tlog_nodes", "tlog_checkpoints"])
 def test_the_log_tables_are_append_only(store: Store, dealer: Signer, table: str) -> None:
     a, b, c = _batch(dealer, 0)

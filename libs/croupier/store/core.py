@@ -34,6 +34,7 @@ from croupier.store import requests as _requests
 from croupier.store import secrets as _secrets
 from croupier.store import settlements as _settlements
 from croupier.store import tables as _tables
+from croupier.store import tlog as _tlog
 from croupier.store.db import create_engine, migrate
 from croupier.store.events import AppendResult, EventLog, StreamInfo
 from croupier.store.feed import TableFeed
@@ -54,6 +55,14 @@ class UnitOfWork:
 
     def __init__(self, conn: Connection) -> None:
         self.connection = conn
+        self._log: list[Seal] = []  # seals stored here, waiting for their log leaves
+
+    def flush_log(self) -> None:
+        """Give every seal this unit of work stored its transparency-log leaf, in the
+        order they were appended (:meth:`Store.transaction` calls it before commit)."""
+        if self._log:
+            _tlog.append_seals(self.connection, self._log)
+            self._log = []
 
     # leases
     def fence(self, table_id: str, token: int) -> None:
@@ -68,7 +77,7 @@ class UnitOfWork:
         seals: Sequence[Seal] = (),
         streams: Sequence[StreamInfo] = (),
     ) -> AppendResult:
-        return _events.append(self.connection, events, seals, streams)
+        return _events.append(self.connection, events, seals, streams, log=self._log)
 
     def head(self, stream_id: str) -> tuple[int, bytes] | None:
         return _events.head(self.connection, stream_id)
@@ -197,7 +206,9 @@ class Store(
     def transaction(self) -> Iterator[UnitOfWork]:
         """One database transaction for several writes (see the module docstring)."""
         with self._write() as conn:
-            yield UnitOfWork(conn)
+            uow = UnitOfWork(conn)
+            yield uow
+            uow.flush_log()
 
     def settle(
         self,

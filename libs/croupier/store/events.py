@@ -388,9 +388,15 @@ def append(
     events: Sequence[Event] = (),
     seals: Sequence[Seal] = (),
     streams: Sequence[StreamInfo] = (),
+    *,
+    log: list[Seal] | None = None,
 ) -> AppendResult:
     """Append events, seals and stream registrations on ``conn`` (inside the caller's
-    transaction). See the module docstring for the rules."""
+    transaction). See the module docstring for the rules.
+
+    The seals stored get their leaves in the transparency log in the same transaction:
+    at once, or — when ``log`` is given — by the caller, who collects them there and
+    hands them all to :func:`croupier.store.tlog.append_seals` before it commits."""
     for e in events:
         _check_event(e)
     ids = list(dict.fromkeys([*(s.stream_id for s in streams), *(e.stream for e in events)]))
@@ -420,12 +426,15 @@ def append(
                             )
                         ],
                     )
-                    tlog.append_seals(conn, new_seals)  # every stored seal gets its leaf
+                    if log is None:
+                        tlog.append_seals(conn, new_seals)  # every stored seal gets its leaf
         except sa.exc.IntegrityError as exc:
             # A concurrent writer got there first: re-read and decide once more.
             if attempt:
                 raise DuplicateEvent(f"append refused by the database: {exc.orig}") from exc
             continue
+        if log is not None:
+            log.extend(new_seals)
         return AppendResult(len(new_events), len(new_seals), len(new_streams))
     raise AssertionError("unreachable")
 

@@ -8,22 +8,30 @@ Three append-only tables:
   leaves; any root, inclusion or consistency proof reads ``O(log n)`` of them;
 * ``tlog_checkpoints`` — each published checkpoint: size, root and its signed note.
 
-:func:`append_seals` runs inside :func:`croupier.store.events.append`, in the same
-transaction that stores the seals, so a seal is never stored without its leaf. It reads
-the right edge of the tree (one row per set bit of the size), appends, and inserts the
-leaves and the perfect subtrees the appends complete (on average two rows a seal).
-Appends are serialised: SQLite's write lock does it; on PostgreSQL a transaction-level
-advisory lock does.
+:func:`append_seals` runs in the transaction that stores the seals, so a seal is never
+stored without its leaf: :func:`croupier.store.events.append` calls it for a single
+append, and a :class:`~croupier.store.UnitOfWork` calls it once, just before it commits,
+for every seal its appends stored (one lock, one edge read and two inserts per unit of
+work, however many batches it holds). It reads the right edge of the tree (one row per
+set bit of the size), appends, and inserts the leaves and the perfect subtrees the
+appends complete (on average two rows a seal). Appends are serialised: SQLite's write
+lock does it; on PostgreSQL a transaction-level advisory lock does.
+
+The edge a process computed is kept per engine and reused when the log's last leaf is
+still the one that process appended (same index, same seal id): the log is append-only
+and its prefix immutable, so that leaf fixes the edge; any other writer's append, or a
+rolled-back one, changes the last leaf and the edge is read again.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 
 from croupier.errors import InvalidInput, NotFound
 from croupier.events import Seal
@@ -80,15 +88,34 @@ def _nodes(conn: Connection, wanted: Iterable[merkle.Node]) -> dict[merkle.Node,
     return out
 
 
+# per engine: (size, last seal id, right edge) as this process last appended them
+_EDGES: weakref.WeakKeyDictionary[Engine, tuple[int, str, list[bytes]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _last_leaf(conn: Connection) -> tuple[int, str | None]:
+    """The log's size and the seal id of its last leaf (one index probe)."""
+    r = conn.execute(
+        sa.select(_L.c.leaf_index, _L.c.seal_id).order_by(_L.c.leaf_index.desc()).limit(1)
+    ).first()
+    return (0, None) if r is None else (int(r[0]) + 1, str(r[1]))
+
+
 def append_seals(conn: Connection, seals: Sequence[Seal]) -> list[int]:
     """Give each seal the next leaf (in order); returns their leaf indices."""
     if not seals:
         return []
     _lock(conn)
-    n = size(conn)
-    edge_keys = merkle.CompactRange.edge_nodes(n)
-    edge = _nodes(conn, edge_keys)
-    c = merkle.CompactRange(n, [edge[k] for k in edge_keys])
+    n, last = _last_leaf(conn)
+    cached = _EDGES.get(conn.engine)
+    if cached is not None and cached[0] == n and cached[1] == last:
+        edge_hashes = list(cached[2])
+    else:
+        edge_keys = merkle.CompactRange.edge_nodes(n)
+        edge = _nodes(conn, edge_keys)
+        edge_hashes = [edge[k] for k in edge_keys]
+    c = merkle.CompactRange(n, edge_hashes)
     leaves: list[dict[str, Any]] = []
     nodes: list[dict[str, Any]] = []
     for s in seals:
@@ -97,6 +124,7 @@ def append_seals(conn: Connection, seals: Sequence[Seal]) -> list[int]:
         nodes += [{"node": node_key(lv, ix), "hash": h} for lv, ix, h in made]
     conn.execute(_L.insert(), leaves)
     conn.execute(_N.insert(), nodes)
+    _EDGES[conn.engine] = (c.size, seals[-1].seal_id, list(c.edge))
     return [int(x["leaf_index"]) for x in leaves]
 
 
