@@ -23,6 +23,7 @@
                    [--log-key log.vkey] [--checkpoint CP] [--file EXPORT.jsonl]
                    [--trust-root FILE] [--keyring FILE]
     croupier checkpoint key | publish | latest [--size N] | verify OLD NEW
+                   [--remote HOST:PORT --log-key log.vkey]  # from the audit service
     croupier hand export ID [-o FILE]
     croupier hand replay FILE [--unsigned]
     croupier hand history ID|FILE [--tz ZONE] [--phh]
@@ -602,6 +603,8 @@ def cmd_checkpoint(a: argparse.Namespace) -> int:
     if a.action == "key":
         print(log_signer(keys_dir, create=True).verifier.encode())
         return 0
+    if a.remote:
+        return _remote_checkpoint(a)
     st = _store(Settings.from_env("audit"))
     if a.action == "publish":
         cp = publish(st, log_signer(keys_dir)) or st.latest_checkpoint()
@@ -633,6 +636,53 @@ def cmd_checkpoint(a: argparse.Namespace) -> int:
         f"({len(proof)} proof hashes)"
     )
     return 0
+
+
+def _remote_checkpoint(a: argparse.Namespace) -> int:
+    """``checkpoint latest|verify --remote HOST:PORT``: the audit service's
+    GetCheckpoint and GetConsistencyProof, called as an auditor (its client certificate
+    and identity token from ``--auth-dir``); every note is opened under the pinned log
+    key, so a checkpoint the service did not sign is refused here, not trusted."""
+    from croupier.auth import Role
+    from croupier.pb.croupier.v1 import audit_pb2, audit_pb2_grpc
+    from croupier_services.security import client_channel
+
+    if a.action not in ("latest", "verify"):
+        raise InvalidInput(f"--remote serves latest and verify, not {a.action}")
+    key = _log_key(a.log_key)
+    if key is None:
+        raise InvalidInput("--remote needs the log's key to pin (--log-key or CROUPIER_LOG_KEY)")
+    auth = Path(a.auth_dir or str(config.auth_dir()))
+
+    async def call() -> int:
+        async with client_channel(a.remote, auth, Role.AUDITOR) as ch:
+            au = audit_pb2_grpc.AuditServiceStub(ch)
+            if a.action == "latest":
+                got = await au.GetCheckpoint(
+                    audit_pb2.GetCheckpointRequest(tree_size=a.size or 0), timeout=30
+                )
+                cp = open_checkpoint(got.note, key)  # refuses a note the log did not sign
+                _write(got.note, a.output)
+                print(f"OK: checkpoint {cp.size} of {cp.origin}, signed by the pinned key",
+                      file=sys.stderr)
+                return 0
+            old = open_checkpoint(Path(a.old).read_text(encoding="utf-8"), key)
+            new = open_checkpoint(Path(a.new).read_text(encoding="utf-8"), key)
+            if old.size > new.size:
+                old, new = new, old
+            r = await au.GetConsistencyProof(
+                audit_pb2.GetConsistencyProofRequest(old_size=old.size, new_size=new.size),
+                timeout=30,
+            )
+            proof = list(r.proof)
+            merkle.verify_consistency(old.size, new.size, old.root, new.root, proof)
+            print(
+                f"OK: checkpoint {new.size} of {new.origin} extends checkpoint {old.size} "
+                f"({len(proof)} proof hashes from {a.remote})"
+            )
+            return 0
+
+    return asyncio.run(call())
 
 
 def _write(text: str, path: str | None) -> None:
@@ -887,6 +937,14 @@ def parser() -> argparse.ArgumentParser:
         "--proof", help="verify: consistency proof file (hex hashes) instead of the store"
     )
     ck.add_argument("-o", "--output", help="publish, latest: write the checkpoint here")
+    ck.add_argument(
+        "--remote",
+        metavar="HOST:PORT",
+        help="latest, verify: ask the audit service (as an auditor) instead of the store",
+    )
+    ck.add_argument(
+        "--auth-dir", help="--remote: the auditor's certificate and token (CROUPIER_AUTH_DIR)"
+    )
     ck.set_defaults(fn=cmd_checkpoint)
 
     h = sub.add_parser("hand", help="export, replay or describe a hand")
@@ -964,6 +1022,11 @@ def main(argv: list[str] | None = None) -> int:
         if why is not None:
             print(f"croupier: {why}", file=sys.stderr)
             return 3
+        import grpc
+
+        if isinstance(e, grpc.aio.AioRpcError):  # a service refused or could not be reached
+            print(f"croupier: {e.code().name}: {e.details()}", file=sys.stderr)
+            return 3 if e.code() in (grpc.StatusCode.UNAVAILABLE,) else 1
         if isinstance(e, ValueError | OSError):
             print(f"croupier: bad input: {e}", file=sys.stderr)
             return 2

@@ -343,6 +343,9 @@ async def run_demo(
         database_url=db_url,
         keys_dir=str(workdir / "keys"),
         trust_root=str(workdir / TRUST_ROOT_FILE),
+        # the audit service and viewer pin the log's key from the keys made above, so a
+        # genuine seal of a since-revoked key is judged by its first checkpoint there too
+        log_key=str(workdir / "keys" / "log.vkey"),
         nats_url=nats_url,
         grpc_port=0,
         metrics_port=metrics_port,
@@ -379,6 +382,23 @@ async def _serve_until_stopped(node: Node) -> None:
         print(
             f"credentials in {a}: CA ca.pem, client certificates <role>.pem/.key, identity "
             "tokens <role>.token (gateway, auditor, operator)",
+            flush=True,
+        )
+        print(
+            f"auditors pin {a.parent / TRUST_ROOT_FILE} (--trust-root) and "
+            f"{a.parent / 'keys' / 'log.vkey'} (--log-key)",
+            flush=True,
+        )
+    if node.nats is not None and node.nats.passwords:
+        urls = Path(node.auth.auth_dir if node.auth else ".") / "nats-urls"
+        urls.write_text(
+            "".join(f"{u} {node.nats.user_url(u)}\n" for u in sorted(node.nats.passwords)),
+            encoding="utf-8",
+        )
+        urls.chmod(0o600)
+        print(
+            f"embedded nats-server {node.nats.url}: one user per service, their URLs "
+            f"(with the dev passwords) in {urls}",
             flush=True,
         )
     await node.wait()

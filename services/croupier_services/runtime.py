@@ -128,6 +128,7 @@ class Node:
     rule_variants: Sequence[str] = ()
     turn_clock: bool = True  # the dealer plays timed-out turns (variants' timeouts.turn_ms)
     trust_root: str | None = None  # pinned root file (default: CROUPIER_TRUST_ROOT, keys dir)
+    log_key: str | None = None  # the log's verifier key the audit pins (default CROUPIER_LOG_KEY)
     trust: TrustedKeys | None = None
     stream: StreamSpec = field(default_factory=StreamSpec)
     consumers: ConsumerSpec = field(default_factory=ConsumerSpec)
@@ -165,7 +166,7 @@ class Node:
         log_key = log_signer(self.keys_dir) if "log" in self.roles else None
         # the audit service and viewer pin the log's key as the CLI audit does
         # (CROUPIER_LOG_KEY); an unreadable one stops the start before anything opens
-        audit_log_key = pinned_log_key() if "audit" in self.roles else None
+        audit_log_key = pinned_log_key(self.log_key) if "audit" in self.roles else None
         self.trust = TrustedKeys.from_dir(Path(self.keys_dir), self.trust_root)
         # security material first: a service without it stops before touching anything
         auth = self.auth = self.auth or AuthSettings.from_env()

@@ -1,5 +1,6 @@
-"""The queries a dealer start and the table feed run are served by indexes, so their cost
-follows what they return (open tables, a table's new events), not the size of the log:
+"""The queries a dealer start, the table feed and the log's append run are served by
+indexes, so their cost follows what they return (open tables, a table's new events, one
+leaf), not the size of the log:
 each query's plan is asked of the database itself (``EXPLAIN QUERY PLAN`` on SQLite;
 ``EXPLAIN`` on PostgreSQL with sequential scans disabled, so a plan that still scans a
 table has no index to use)."""
@@ -11,7 +12,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from croupier.store import Store, feed, tables
+from croupier.store import Store, feed, tables, tlog
 from croupier.store import events as ev
 
 QUERIES: dict[str, tuple[Any, set[str]]] = {
@@ -29,6 +30,7 @@ QUERIES: dict[str, tuple[Any, set[str]]] = {
         {"ix_events_table_id_global_pos"},
     ),
     "new positions": (feed.positions_query(100, 2000), set()),
+    "the log's last leaf, before each append": (tlog.last_leaf_query(), set()),
     "closed hands without outcome": (
         ev.closed_hands_query(1_000),
         {"ix_streams_opened_at_ms"},

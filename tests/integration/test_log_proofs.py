@@ -6,15 +6,18 @@ bad sizes are INVALID_ARGUMENT, and only auditors may ask."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import grpc
 import pytest
 
 from croupier.auth import Role
 from croupier.pb.croupier.v1 import audit_pb2, audit_pb2_grpc, gateway_pb2
+from croupier.signing import FileSigner
 from croupier.tlog import merkle, seal_leaf_hash
 from croupier.tlog.merkle import ProofError
-from croupier.tlog.note import open_checkpoint
+from croupier.tlog.note import Checkpoint, NoteSigner, open_checkpoint
+from croupier_services.cli import main as cli_main
 from croupier_services.security import client_channel
 from croupier_services.tlog import log_signer, publish
 
@@ -173,3 +176,49 @@ async def test_only_auditors_read_the_log(cluster: Cluster) -> None:
     # the auditor gets in
     r = await c.au.GetCheckpoint(audit_pb2.GetCheckpointRequest())
     assert r.tree_size == c.store.tlog_size()
+
+
+async def test_the_command_line_fetches_and_verifies_checkpoints_from_the_service(
+    cluster: Cluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``croupier checkpoint latest|verify --remote``: an auditor's two commands against
+    the audit service, every note opened under the pinned log key; a note signed by
+    another key, or a proof of other roots, is refused with a non-zero exit."""
+    c = cluster
+    signer = log_signer(c.keys_dir, create=True)
+    vkey = tmp_path / "log.vkey"
+    vkey.write_text(signer.verifier.encode() + "\n", encoding="utf-8")
+    await _hand(c, "cli_a")
+    assert publish(c.store, signer) is not None
+    common = ["--remote", f"127.0.0.1:{c.port}", "--auth-dir", str(c.auth.root)]
+    held, latest = tmp_path / "held.cp", tmp_path / "latest.cp"
+
+    def cli(*args: str) -> int:
+        return cli_main(["checkpoint", *args, *common, "--log-key", str(vkey)])
+
+    assert await asyncio.to_thread(cli, "latest", "-o", str(held)) == 0
+    await asyncio.sleep(0.01)
+    await _hand(c, "cli_b")
+    assert publish(c.store, signer) is not None
+    assert await asyncio.to_thread(cli, "latest", "-o", str(latest)) == 0
+    old_cp = open_checkpoint(held.read_text(encoding="utf-8"), signer.verifier)
+    new_cp = open_checkpoint(latest.read_text(encoding="utf-8"), signer.verifier)
+    assert new_cp.size > old_cp.size == c.store.checkpoint_at(old_cp.size).size
+    capsys.readouterr()
+    assert await asyncio.to_thread(cli, "verify", str(held), str(latest)) == 0
+    assert f"extends checkpoint {old_cp.size}" in capsys.readouterr().out
+
+    # pinned to another log's key: the service's notes are refused
+    other = tmp_path / "other.vkey"
+    other_signer = NoteSigner("croupier.test/other", FileSigner.from_seed("log", "x", bytes(32)))
+    other.write_text(other_signer.verifier.encode() + "\n", encoding="utf-8")
+    rc = await asyncio.to_thread(
+        cli_main, ["checkpoint", "latest", *common, "--log-key", str(other)]
+    )
+    assert rc != 0
+    assert "croupier:" in capsys.readouterr().err
+    # a held checkpoint of a forked log (same size, other root, signed by the same key)
+    forged = Checkpoint(old_cp.origin, old_cp.size, bytes(32), old_cp.time_ms).sign(signer)
+    fork = tmp_path / "fork.cp"
+    fork.write_text(forged, encoding="utf-8")
+    assert await asyncio.to_thread(cli, "verify", str(fork), str(latest)) != 0

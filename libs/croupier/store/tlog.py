@@ -94,11 +94,15 @@ _EDGES: weakref.WeakKeyDictionary[Engine, tuple[int, str, list[bytes]]] = (
 )
 
 
+def last_leaf_query() -> sa.Select[Any]:
+    """The last leaf: two probes of the primary key, whatever the log's size."""
+    last = sa.select(sa.func.max(_L.c.leaf_index)).scalar_subquery()
+    return sa.select(_L.c.leaf_index, _L.c.seal_id).where(_L.c.leaf_index == last)
+
+
 def _last_leaf(conn: Connection) -> tuple[int, str | None]:
-    """The log's size and the seal id of its last leaf (one index probe)."""
-    r = conn.execute(
-        sa.select(_L.c.leaf_index, _L.c.seal_id).order_by(_L.c.leaf_index.desc()).limit(1)
-    ).first()
+    """The log's size and the seal id of its last leaf."""
+    r = conn.execute(last_leaf_query()).first()
     return (0, None) if r is None else (int(r[0]) + 1, str(r[1]))
 
 
