@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_pipeline.py [--hands 5000] [--tables 50] [--players 8]
         [--group 50] [--nats-url nats://127.0.0.1:4222] [--database-url sqlite:///...]
-        [--all-variants] [--no-floor] [--prefill N]
+        [--all-variants] [--no-floor] [--prefill N] [--profile DIR]
 
 The dealer runs in this process and drives hands through :class:`DealerCore` (the same
 code the gRPC servicer calls, without the RPC hop), committing ``--group`` hands per
@@ -92,9 +92,15 @@ async def drive(
     # the rule service serves the benchmarked variant only (its consumers of the other
     # variants would poll for nothing), unless --all-variants
     only = [] if args.all_variants else ["--variant", "baccarat"]
+    def service(role: str, *extra: str) -> list[str]:
+        if not args.profile:
+            return [exe, "serve", role, *extra]
+        out = Path(args.profile) / f"{role}.prof"  # written when the service stops
+        return [sys.executable, "-m", "cProfile", "-o", str(out), exe, "serve", role, *extra]
+
     procs = [
-        subprocess.Popen([exe, "serve", "rules", *only], env=env),
-        subprocess.Popen([exe, "serve", "settlement"], env=env),
+        subprocess.Popen(service("rules", *only), env=env),
+        subprocess.Popen(service("settlement"), env=env),
     ]
     try:
         core = DealerCore(
@@ -227,7 +233,15 @@ def main() -> None:
         action="store_true",
         help="the rule service serves every variant (default: baccarat only)",
     )
+    p.add_argument(
+        "--profile",
+        metavar="DIR",
+        help="run the rule and settlement services under cProfile, writing "
+        "DIR/rules.prof and DIR/settlement.prof (read them with python -m pstats)",
+    )
     args = p.parse_args()
+    if args.profile:
+        Path(args.profile).mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="croupier-bench-") as d:
         db_url = args.database_url or f"sqlite:///{d}/bench.sqlite"
         nats = None if args.nats_url else EmbeddedNats().start()

@@ -292,13 +292,28 @@ class ConsumerLoop:
         return True
 
     # -- one batch ---------------------------------------------------------------
-    def _known(self, m: wire.Message) -> bool:
-        """Does this replica's store hold the hand the message is about? Not: another
-        store (or a message about no hand at all)."""
-        if not m.events:
-            return True  # refused by the checks below
-        head = self.store.head(m.events[0].stream)
-        return head is not None
+    def _decode(
+        self, msgs: Sequence[Msg]
+    ) -> tuple[dict[int, wire.Message | Exception], set[str]]:
+        """Each message decoded (or the error that refuses it), and which of their hands
+        this replica's store holds — one query for the whole batch. A hand it does not
+        hold is in another store (a message about no hand at all is refused later)."""
+        decoded: dict[int, wire.Message | Exception] = {}
+        for msg in msgs:
+            try:
+                decoded[id(msg)] = wire.decode(msg.data)
+            except Exception as e:  # raised again in the message's turn, as if decoded there
+                decoded[id(msg)] = e
+        hands = [
+            m.events[0].stream for m in decoded.values() if isinstance(m, wire.Message) and m.events
+        ]
+        try:
+            known = self.store.known_streams(hands) if hands else set()
+        except Exception as e:
+            if is_transient_db(e):
+                raise Transient("database", e) from e
+            raise
+        return decoded, known
 
     async def _dead_letter(self, msg: Msg, reason: str, detail: str) -> None:
         try:
@@ -348,12 +363,15 @@ class ConsumerLoop:
     async def _process(self, msgs: list[Msg]) -> None:
         good: list[tuple[Msg, Work]] = []
         done: set[int] = set()
+        decoded, known = self._decode(msgs)
         for msg in msgs:
             if delivery_count(msg) > 1:
                 metrics.REDELIVERIES.labels(self.service).inc()
             logs.set_ids()  # nothing of the previous message
             try:
-                m = wire.decode(msg.data)
+                m = decoded[id(msg)]
+                if isinstance(m, Exception):
+                    raise m
                 hand_id = m.events[0].stream if m.events else None
                 logs.set_ids(
                     hand_id=hand_id,
@@ -364,7 +382,7 @@ class ConsumerLoop:
                     )
                     or (trace.hand_trace_id(hand_id) if hand_id else None),
                 )
-                if not self._known(m):
+                if m.events and hand_id not in known:
                     metrics.CONSUMER_UNVERIFIABLE.labels(self.durable).inc()
                     raise Unverifiable(f"hand {m.events[0].stream} is not in this store")
                 self.checker.check(m)

@@ -203,6 +203,11 @@ def test_round_trip_is_byte_exact(store: Store, dealer: Signer) -> None:
     assert got[0].prev_hash == GENESIS
     assert store.head("h1") == (8, evs[-1].hash)
     assert store.head("nope") is None
+    # the consumers' one query per batch: which hands the log holds events of
+    store.register_streams([info("h_empty")])  # registered, no event yet: not held
+    ids = ["nope", "h1", "h_empty", *(f"x{i}" for i in range(900)), "h1"]  # > one chunk
+    assert store.known_streams(ids) == {"h1"}
+    assert store.known_streams([]) == set()
     assert store.count_events() == 9
     assert store.count_events("h1") == 9
     assert store.read_stream("nope") == []

@@ -31,6 +31,10 @@ QUERIES: dict[str, tuple[Any, set[str]]] = {
     ),
     "new positions": (feed.positions_query(100, 2000), set()),
     "the log's last leaf, before each append": (tlog.last_leaf_query(), set()),
+    "which of a batch's hands the store holds": (
+        ev.known_streams_query([f"t1_h{i}" for i in range(50)]),
+        set(),
+    ),
     "closed hands without outcome": (
         ev.closed_hands_query(1_000),
         {"ix_streams_opened_at_ms"},

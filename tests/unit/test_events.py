@@ -179,3 +179,49 @@ def test_a_copied_signature_on_other_entries_is_refused_after_the_genuine_seal(
     with pytest.raises(SignatureError, match="does not verify"):
         v.verify(later)
     v.verify(seals[1])  # the genuine one still passes
+
+
+def test_bus_messages_reuse_a_seal_only_when_its_whole_content_comes_again(
+    dealer: Signer, gateway: Signer
+) -> None:
+    """A batch seal travels in every message of its hands and is rebuilt once; a message
+    whose seal carries the same signature, producer, key and time over other entries
+    gets its own seal, which then fails verification as it should."""
+    from croupier.bus import wire
+
+    events, seals = stream(dealer, gateway)
+    data = wire.encode("hand", events, seals)
+    first, again = wire.decode(data), wire.decode(data)
+    assert first == again and first.events == tuple(events) and first.seals == tuple(seals)
+    assert all(a is b for a, b in zip(first.seals, again.seals, strict=True))  # reused
+    forged_bet = make_event(
+        "t1_h1",
+        1,
+        "bet.placed",
+        "gateway",
+        gateway.key_id,
+        events[0].hash,
+        {"seat": 1, "amount": 100_000, "spot": "banker"},
+    )
+    copied = dataclasses.replace(
+        seals[1], entries=(dataclasses.replace(seals[1].entries[0], seq=1, hash=forged_bet.hash),)
+    )
+    forged = wire.decode(wire.encode("hand", [events[0], forged_bet], [seals[0], copied]))
+    assert forged.seals[1] == copied and forged.seals[1] != first.seals[1]
+    v = SealVerifier(registry(dealer, gateway))
+    v.check_coverage(list(first.events), list(first.seals))
+    with pytest.raises(SignatureError, match="does not verify"):
+        v.check_coverage(list(forged.events), list(forged.seals))
+    # the wire encoding is the standard library's compact JSON, byte for byte
+    import json
+
+    body = json.loads(data)
+    assert data == json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+    # a payload integer beyond 64 bits still travels (the standard library's path)
+    big = make_event("t9_h1", 0, "hand.opened", "dealer", dealer.key_id, bytes(32), {"n": 2**70})
+    back = wire.decode(wire.encode("hand", [big], []))
+    assert back.events == (big,) and back.events[0].payload["n"] == 2**70
+    with pytest.raises(InvalidInput, match="malformed seal"):
+        wire.decode(b'{"kind": "hand", "events": [], "seals": [{"producer": "x"}]}')
+    with pytest.raises(InvalidInput, match="malformed bus message"):
+        wire.decode(b'{"kind": "hand", "events": [')

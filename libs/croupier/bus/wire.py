@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from croupier.errors import InvalidInput
 from croupier.events import Event, Seal
 
@@ -29,16 +31,63 @@ def encode(kind: str, events: Sequence[Event], seals: Sequence[Seal]) -> bytes:
         "events": [e.to_json_dict() for e in events],
         "seals": [s.to_json_dict() for s in seals],
     }
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+    try:
+        return orjson.dumps(body)
+    except TypeError:  # an integer beyond 64 bits in a payload: the standard library
+        return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+
+
+class _Seals:
+    """Seals already rebuilt from messages, reused when a message carries one again.
+
+    A batch seal covers up to hundreds of hands and travels in each of their messages;
+    rebuilding its entries every time is most of a consumer's decode. The reuse is keyed
+    on the seal's whole content — producer, key id, time, signature and every entry, the
+    entries compared as parsed — so a seal with any field changed is rebuilt (and then
+    verified) as new; a copied signature over other entries never matches."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self.kept: dict[tuple[str, str, int, str], tuple[list[Any], Seal]] = {}
+
+    def get(self, d: Any) -> Seal:
+        try:
+            key = (d["producer"], d["key_id"], d["sealed_at_ms"], d["signature"])
+            entries = d["entries"]
+        except (KeyError, TypeError):
+            return Seal.from_json_dict(d)  # words the error
+        if type(entries) is not list or not all(type(k) is str or type(k) is int for k in key):
+            return Seal.from_json_dict(d)
+        hit = self.kept.get(key)
+        if hit is not None and hit[0] == entries:
+            return hit[1]
+        s = Seal.from_json_dict(d)
+        if len(self.kept) >= self.size:
+            del self.kept[next(iter(self.kept))]
+        self.kept[key] = (entries, s)
+        return s
+
+
+_SEALS = _Seals()
+
+
+def _message(d: Any) -> Message:
+    return Message(
+        str(d["kind"]),
+        tuple(Event.from_json_dict(e) for e in d["events"]),
+        tuple(_SEALS.get(s) for s in d["seals"]),
+    )
 
 
 def decode(data: bytes) -> Message:
     try:
-        d = json.loads(data)
-        return Message(
-            str(d["kind"]),
-            tuple(Event.from_json_dict(e) for e in d["events"]),
-            tuple(Seal.from_json_dict(s) for s in d["seals"]),
-        )
+        try:
+            return _message(orjson.loads(data))
+        except (ValueError, InvalidInput):
+            # orjson declines NaN and turns integers beyond 64 bits into floats (which
+            # canonical JSON refuses): the standard library's parse decides then
+            return _message(json.loads(data))
     except (ValueError, KeyError, TypeError) as e:
         raise InvalidInput(f"malformed bus message: {e}") from e

@@ -472,6 +472,20 @@ def head(conn: Connection, stream_id: str) -> tuple[int, bytes] | None:
     return None if r is None else (int(r.seq), bytes(r.hash))
 
 
+def known_streams(conn: Connection, stream_ids: Iterable[str]) -> set[str]:
+    """Those of ``stream_ids`` the log holds events of (their first event: one probe of
+    the ``(stream_id, seq)`` index each, a chunk of ids per statement)."""
+    ids = list(dict.fromkeys(stream_ids))
+    out: set[str] = set()
+    for chunk in _chunks(ids):
+        out.update(str(r[0]) for r in conn.execute(known_streams_query(chunk)))
+    return out
+
+
+def known_streams_query(stream_ids: Sequence[str]) -> sa.Select[Any]:
+    return sa.select(_E.c.stream_id).where(_E.c.stream_id.in_(stream_ids), _E.c.seq == 0)
+
+
 def seals_for_streams(conn: Connection, stream_ids: Iterable[str]) -> dict[str, list[Seal]]:
     """Every seal naming each stream, oldest first (by sealed time, then id). A seal
     naming several of the streams is decoded once and shared."""
@@ -627,6 +641,10 @@ class EventLog(Database):
     def head(self, stream_id: str) -> tuple[int, bytes] | None:
         with self._read() as conn:
             return head(conn, stream_id)
+
+    def known_streams(self, stream_ids: Iterable[str]) -> set[str]:
+        with self._read() as conn:
+            return known_streams(conn, stream_ids)
 
     def seals_for(self, stream_id: str) -> list[Seal]:
         with self._read() as conn:
