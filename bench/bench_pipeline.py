@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ from floor import measure
 from prefill import PREFIX, prefill
 
 from croupier.auth import init_dev
-from croupier.bus.embedded import EmbeddedNats
+from croupier.bus.embedded import EmbeddedNats, free_port
 from croupier.bus.jetstream import Bus
 from croupier.dealing import Batch, Dealer
 from croupier.store.secrets import SeedBox
@@ -51,6 +52,7 @@ from croupier_services.runtime import load_signers, now_ms, open_store
 CPU: dict[str, float] = {}
 RSS: dict[str, tuple[int, int]] = {}  # role -> (RSS, peak RSS) in KiB at the end of the run
 LAT: dict[str, list[float]] = {}  # dealer call -> seconds per call
+SHARE: dict[str, list[float]] = {}  # role -> events each of its replicas consumed
 
 
 def timed(name: str, fn: Any, *a: Any) -> Any:
@@ -92,17 +94,29 @@ async def drive(
     # the rule service serves the benchmarked variant only (its consumers of the other
     # variants would poll for nothing), unless --all-variants
     only = [] if args.all_variants else ["--variant", "baccarat"]
-    def service(role: str, *extra: str) -> list[str]:
-        if not args.profile:
+
+    def service(role: str, i: int, *extra: str) -> list[str]:
+        if not getattr(args, "profile", None):
             return [exe, "serve", role, *extra]
-        out = Path(args.profile) / f"{role}.prof"  # written when the service stops
+        out = Path(args.profile) / f"{role}{'' if i == 0 else f'-{i}'}.prof"  # at stop
         return [sys.executable, "-m", "cProfile", "-o", str(out), exe, "serve", role, *extra]
 
-    procs = [
-        subprocess.Popen(service("rules", *only), env=env),
-        subprocess.Popen(service("settlement"), env=env),
-    ]
+    # ``replicas`` of each (bench_replicas.py), sharing their durable consumers
+    n = getattr(args, "replicas", 1)
+    served = {"rules": only, "settlement": []}
+    procs: list[subprocess.Popen[bytes]] = []
+    ports: dict[int, int] = {}  # pid -> metrics port
+    for role in ("rules", "settlement"):
+        for i in range(n):
+            port = free_port()
+            p = subprocess.Popen(
+                service(role, i, *served[role]),
+                env={**env, "CROUPIER_METRICS_PORT": str(port)},
+            )
+            procs.append(p)
+            ports[p.pid] = port
     try:
+        wait_ready(list(ports.values()))  # their start-up is not the run's work
         core = DealerCore(
             Dealer(signers["dealer"], signers["gateway"], clock_ms=now_ms),
             store,
@@ -120,10 +134,14 @@ async def drive(
             {"seat": i + 1, "player": f"p{i + 1}", "stack": 10_000_000} for i in range(args.players)
         ]
         t0 = time.perf_counter()
-        pids = {"dealer": os.getpid(), "rules": procs[0].pid, "settlement": procs[1].pid}
+        pids = {
+            "dealer": [os.getpid()],
+            "rules": [p.pid for p in procs[:n]],
+            "settlement": [p.pid for p in procs[n:]],
+        }
         if nats_pid:
-            pids["nats-server"] = nats_pid
-        cpu0 = {role: cpu_seconds(pid) for role, pid in pids.items()}
+            pids["nats-server"] = [nats_pid]
+        cpu0 = {role: sum(map(cpu_seconds, ps)) for role, ps in pids.items()}
         done = 0
         while done < args.hands:
             group = Batch()
@@ -169,9 +187,13 @@ async def drive(
                 raise SystemExit(f"stalled at {n}/{args.hands} settled")
             await asyncio.sleep(0.02)
         elapsed = time.perf_counter() - t0
-        for role, pid in pids.items():
-            CPU[role] = cpu_seconds(pid) - cpu0[role]
-            RSS[role] = rss_kib(pid)
+        for role, ps in pids.items():
+            CPU[role] = sum(map(cpu_seconds, ps)) - cpu0[role]
+            rss = [rss_kib(pid) for pid in ps]
+            RSS[role] = (sum(r[0] for r in rss), sum(r[1] for r in rss))
+        for role, ps in pids.items():
+            if role in served:
+                SHARE[role] = [_consumed(ports[pid]) for pid in ps]
         print(
             f"dealt {args.hands} hands in {t_dealt:.2f}s ({args.hands / t_dealt:.0f}/s in the "
             f"dealer); settled all in {elapsed:.2f}s"
@@ -188,6 +210,36 @@ async def drive(
             p.wait(10)
         await bus.close()
         store.close()
+
+
+def wait_ready(ports: list[int], timeout_s: float = 120) -> None:
+    """Until every service's ``/readyz`` answers 200 (its consumers bound)."""
+    deadline = time.monotonic() + timeout_s
+    left = list(ports)
+    while left:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"services not ready after {timeout_s}s (metrics ports {left})")
+        time.sleep(0.2)
+        left = [p for p in left if not _ready(p)]
+
+
+def _ready(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2) as r:
+            return int(r.status) == 200
+    except OSError:
+        return False
+
+
+def _consumed(port: int) -> float:
+    """``croupier_events_consumed_total`` of the service whose metrics are at ``port``."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+        text = r.read().decode()
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith("croupier_events_consumed_total{")
+    )
 
 
 def audit(db_url: str, hands: int, keys: str) -> float:

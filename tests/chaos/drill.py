@@ -768,14 +768,8 @@ class Drill:
 
     async def fault_leader(self, load: Load, rng: random.Random) -> dict[str, Any]:
         assert self.nats is not None
-        bus = await Bus.connect(self.nats.url, name="chaos", stream=StreamSpec(replicas=3))
-        try:
-            leader = await bus.stream_leader()
-        finally:
-            await bus.close()
-        assert leader is not None
+        leader = await kill_stream_leader(self.nats)
         node = self.nats.node(leader)
-        node.kill()
         await asyncio.sleep(self.leader_down_s)
         node.start()
         return {"leader": leader, "down_s": self.leader_down_s}
@@ -1014,14 +1008,32 @@ def service_env(workdir: Path, nats_url: str, database_url: str, **extra: str) -
     return env
 
 
-def run_cli(env: dict[str, str], *args: str) -> None:
-    """``croupier ARGS`` in a process of its own; raises if it fails."""
-    subprocess.run(
+def run_cli(env: dict[str, str], *args: str) -> str:
+    """``croupier ARGS`` in a process of its own; its output, or an error carrying that
+    output if it fails."""
+    r = subprocess.run(
         [sys.executable, "-m", "croupier_services.cli", *args],
         env=env,
-        check=True,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
+    if r.returncode != 0:
+        raise AssertionError(f"croupier {' '.join(args)} exited {r.returncode}:\n{r.stdout}")
+    return r.stdout
+
+
+async def kill_stream_leader(nats: EmbeddedCluster) -> str:
+    """``kill -9`` of the nats-server leading the stream (its storage kept: restart it
+    with ``nats.node(name).start()``); returns the node's name."""
+    bus = await Bus.connect(nats.url, name="chaos", stream=StreamSpec(replicas=3))
+    try:
+        leader = await bus.stream_leader()
+    finally:
+        await bus.close()
+    assert leader is not None, "the stream has no leader"
+    nats.node(leader).kill()
+    return leader
 
 
 def store_counts(url: str) -> dict[str, int]:

@@ -1,10 +1,13 @@
-"""Two dealer replicas as real processes, for the failover drills.
+"""Dealer replicas as real processes, for the failover drills.
 
 :class:`ReplicaCluster` runs, each as its own ``croupier serve ...`` process: dealer
 replicas ``dealer-a`` and ``dealer-b`` (``CROUPIER_DEALER_ID``, ``CROUPIER_DEALER_ADDRESS``
-and a short ``CROUPIER_LEASE_TTL_MS``), one rules replica and settlement, over an
-embedded nats-server and one store (SQLite in the drill's directory; the machine's
-PostgreSQL in a database of its own when ``CROUPIER_TEST_DATABASE_URL`` is set).
+and a short ``CROUPIER_LEASE_TTL_MS``), one rules replica and settlement — or, with
+``rules_replicas`` / ``settlement_replicas`` above one, ``rules-a``, ``rules-b``, ... and
+``settlement-a``, ... sharing their durable consumers — over an embedded nats-server
+(with ``nats_nodes`` 3, the drills' 3-node JetStream cluster and the stream at R3) and
+one store (SQLite in the drill's directory; the machine's PostgreSQL in a database of
+its own when ``CROUPIER_TEST_DATABASE_URL`` is set).
 
 The gateway is :class:`~croupier_services.gateway_client.GatewayClient` with request ids:
 its shared address is one channel over both replicas (``pick_first``: replica A while it
@@ -25,7 +28,7 @@ from typing import Any
 import grpc
 
 from croupier.auth import Role
-from croupier.bus.embedded import EmbeddedNats, free_port
+from croupier.bus.embedded import EmbeddedCluster, EmbeddedNats, free_port
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
 from croupier.store import Store
 from croupier_services.audit import Auditor
@@ -54,12 +57,22 @@ def database(root: Path) -> Database:
     return SharedPostgres(url) if url else SqliteDatabase(root / "croupier.sqlite")
 
 
+def replica_names(kind: str, n: int) -> list[str]:
+    """``kind`` alone for one replica, else ``kind-a``, ``kind-b``, ..."""
+    return [kind] if n == 1 else [f"{kind}-{chr(ord('a') + i)}" for i in range(n)]
+
+
 @dataclass
 class ReplicaCluster:
     workdir: Path
     db: Database
     ttl_ms: int = TTL_MS
-    nats: EmbeddedNats | None = None
+    nats_nodes: int = 1
+    rules_replicas: int = 1
+    settlement_replicas: int = 1
+    extra_env: dict[str, str] = field(default_factory=dict)
+    """Settings of every service process (``CROUPIER_CONSUMER_ACK_WAIT_S``, say)."""
+    nats: EmbeddedNats | EmbeddedCluster | None = None
     procs: dict[str, Proc] = field(default_factory=dict)
     channels: list[grpc.aio.Channel] = field(default_factory=list)
     ports: set[int] = field(default_factory=set)
@@ -74,13 +87,19 @@ class ReplicaCluster:
 
     def env(self, **extra: str) -> dict[str, str]:
         assert self.nats is not None
-        return service_env(self.workdir, self.nats.url, self.db.url, **extra)
+        if self.nats_nodes > 1:
+            extra = {"CROUPIER_STREAM_REPLICAS": str(min(3, self.nats_nodes)), **extra}
+        return service_env(self.workdir, self.nats.url, self.db.url, **{**self.extra_env, **extra})
 
-    def cli(self, *args: str) -> None:
-        run_cli(self.env(), *args)
+    def cli(self, *args: str) -> str:
+        return run_cli(self.env(), *args)
 
     def start(self) -> None:
-        self.nats = EmbeddedNats().start()
+        self.nats = (
+            EmbeddedCluster(self.nats_nodes).start()
+            if self.nats_nodes > 1
+            else EmbeddedNats().start()
+        )
         self.cli("keys", "init", "--dir", str(self.workdir / "keys"))
         self.cli("db", "upgrade")
         for name in ("dealer-a", "dealer-b"):
@@ -91,8 +110,10 @@ class ReplicaCluster:
                 CROUPIER_LEASE_TTL_MS=str(self.ttl_ms),
             )
             self.add(name, "dealer", gport, mport, extra)
-        self.add("rules", "rules", 0, self.port(), {}, ("--variant", VARIANT))
-        self.add("settlement", "settlement", self.port(), self.port(), {})
+        for name in replica_names("rules", self.rules_replicas):
+            self.add(name, "rules", 0, self.port(), {}, ("--variant", VARIANT))
+        for name in replica_names("settlement", self.settlement_replicas):
+            self.add(name, "settlement", self.port(), self.port(), {})
         self.wait_ready(list(self.procs))
 
     def add(
