@@ -39,6 +39,9 @@ RETRYABLE = frozenset(
         grpc.StatusCode.UNAVAILABLE,
         grpc.StatusCode.DEADLINE_EXCEEDED,
         grpc.StatusCode.RESOURCE_EXHAUSTED,
+        # a dealer shutting down cancels the calls still in flight when its grace ends
+        # (the caller's own cancellation is asyncio.CancelledError, never retried)
+        grpc.StatusCode.CANCELLED,
     }
 )
 """Failures in transit: the call may or may not have taken effect, so it is retried
