@@ -36,6 +36,7 @@ from croupier.errors import (
     SigningKeyRevoked,
     StaleFencingToken,
     StaleSequence,
+    TableOwnedElsewhere,
     Unauthenticated,
 )
 from croupier.events import Event
@@ -157,6 +158,7 @@ class DealerCore:
                 for t in lost:
                     metrics.LEASES_LOST.inc()
                     log.warning("lease on table %s lost; table dropped from memory", t)
+                await self.adopt_orphans()
             except Exception:  # the store is down: the next tick retries
                 log.exception("renewing table leases failed")
             with contextlib.suppress(asyncio.TimeoutError):
@@ -287,6 +289,30 @@ class DealerCore:
         if t is not None and t.hand is not None:
             self.dealer.hands.pop(t.hand.hand_id, None)
             self.last_move_ms.pop(t.hand.hand_id, None)
+
+    async def adopt_orphans(self, limit: int = 100) -> list[str]:
+        """Take the open tables whose owner stopped renewing (died, or drained) while a
+        hand was unfinished and whose variant has a turn clock: no gateway call may come
+        to move them (every seat waits on the clock), so a replica must own them for the
+        clock to play the overdue turn. Tables without a clock are left to the next
+        call on them, which lands on whichever replica the gateway reaches. Replicas
+        race on the lease's compare-and-set; the losers are routed like any caller.
+        Returns the tables taken."""
+        own = self.ownership
+        if own is None:
+            return []
+        taken: list[str] = []
+        for table_id, variant in self.store.orphaned_tables(own.clock_ms(), limit):
+            if turn_timeout_ms(variant) is None or table_id in own.leases:
+                continue
+            async with self.lock:
+                try:
+                    self.take(table_id)
+                except TableOwnedElsewhere:
+                    continue  # another replica adopted it first
+            taken.append(table_id)
+            log.info("adopted table %s, left with an unfinished hand by its owner", table_id)
+        return taken
 
     def take(self, table_id: str) -> None:
         """On a replica, before a call on ``table_id`` touches memory: make sure this

@@ -108,3 +108,40 @@ def test_a_batch_with_a_stale_token_is_refused_and_nothing_is_written(
         tx.fence("t1", b.token)
         tx.append(evs, [seal(dealer, heads_of(evs), 1_000)], info)
     assert store.head("h1") is not None
+
+
+def test_orphaned_tables_are_open_with_an_unfinished_hand_and_no_live_lease(
+    store: Store,
+) -> None:
+    """The replicas' adoption sweep: open tables with a hand in progress whose lease ran
+    out or was released; not a live lease, a closed table, a table
+    between hands, or a table nobody ever leased (in table id order)."""
+    from croupier.store import TableRecord
+
+    def table(t: str, status: str = "open", hand: str | None = "h") -> TableRecord:
+        return TableRecord(t, "blackjack.multi", "", status, None, 0, 0, hand and f"{t}_{hand}")
+
+    store.put_tables(
+        [
+            table("dead"),
+            table("released"),
+            table("live"),
+            table("closed", status="closed", hand=None),
+            table("between", hand=None),
+            table("never"),
+        ]
+    )
+    store.acquire_lease("dead", "dealer-a", "a", TTL, 0)  # expires at 1_000
+    rel = store.acquire_lease("released", "dealer-a", "a", TTL, 100)
+    assert store.release_lease("released", "dealer-a", rel.token, 500)  # expired at 500
+    store.acquire_lease("live", "dealer-b", "b", TTL, 1_500)
+    store.acquire_lease("closed", "dealer-a", "a", TTL, 0)
+    store.acquire_lease("between", "dealer-a", "a", TTL, 0)
+    assert store.orphaned_tables(999) == [("released", "blackjack.multi")]
+    assert store.orphaned_tables(2_000) == [
+        ("dead", "blackjack.multi"),
+        ("released", "blackjack.multi"),
+    ]
+    assert store.orphaned_tables(2_000, limit=1) == [("dead", "blackjack.multi")]
+    store.acquire_lease("dead", "dealer-b", "b", TTL, 2_000)  # adopted: no longer orphaned
+    assert store.orphaned_tables(2_400) == [("released", "blackjack.multi")]

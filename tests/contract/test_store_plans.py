@@ -12,7 +12,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from croupier.store import Store, feed, tables, tlog
+from croupier.store import Store, feed, leases, tables, tlog
 from croupier.store import events as ev
 
 QUERIES: dict[str, tuple[Any, set[str]]] = {
@@ -31,6 +31,10 @@ QUERIES: dict[str, tuple[Any, set[str]]] = {
     ),
     "new positions": (feed.positions_query(100, 2000), set()),
     "the log's last leaf, before each append": (tlog.last_leaf_query(), set()),
+    "open tables whose lease ran out": (
+        leases.orphaned_query(1_000_000, 100),
+        {"ix_dealer_tables_status_table_id"},
+    ),
     "which of a batch's hands the store holds": (
         ev.known_streams_query([f"t1_h{i}" for i in range(50)]),
         set(),

@@ -33,6 +33,7 @@ SQLite's write transaction holds the database write lock).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
@@ -160,6 +161,26 @@ def current(conn: Connection, table_id: str, now_ms: int) -> Lease | None:
     return lease if lease.live(now_ms) else None
 
 
+def orphaned_query(now_ms: int, limit: int) -> sa.Select[Any]:
+    """Open tables with an unfinished hand whose lease has run out (or was released
+    while the hand was open), with their variant. It reads the open tables (the
+    ``(status, table_id)`` index) and each one's lease by its key: a cost that follows
+    the tables in play, not the history (every closed table keeps an expired lease)."""
+    t = schema.dealer_tables
+    return (
+        sa.select(t.c.table_id, t.c.variant)
+        .join(_L, _L.c.table_id == t.c.table_id)
+        .where(t.c.status == "open", t.c.hand_id.is_not(None), _L.c.expires_at_ms <= now_ms)
+        .order_by(t.c.table_id)
+        .limit(limit)
+    )
+
+
+def orphaned(conn: Connection, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
+    """``(table_id, variant)`` of :func:`orphaned_query`."""
+    return [(str(r[0]), str(r[1])) for r in conn.execute(orphaned_query(now_ms, limit))]
+
+
 def check_fence(conn: Connection, table_id: str, token: int) -> None:
     """Refuse a write to ``table_id`` fenced by ``token`` unless ``token`` is the table's
     current one. Call it inside the write's transaction (it takes the row lock, so a
@@ -198,3 +219,7 @@ class LeaseStore(Database):
     def current_lease(self, table_id: str, now_ms: int) -> Lease | None:
         with self._read() as conn:
             return current(conn, table_id, now_ms)
+
+    def orphaned_tables(self, now_ms: int, limit: int = 100) -> list[tuple[str, str]]:
+        with self._read() as conn:
+            return orphaned(conn, now_ms, limit)
