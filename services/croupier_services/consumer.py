@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -118,7 +119,9 @@ class IntegrityChecker:
         self.version = self.trust.version
         return SealVerifier(self.trust.registry, seen_at=lambda _seal: self.clock_ms())
 
-    def check(self, m: wire.Message) -> None:
+    def check(self, m: wire.Message) -> wire.Message:
+        """Verify ``m`` (chain, producers, seal coverage); returns it with its payloads
+        as the chain check parsed them, so the handler does not parse them again."""
         self.trust.refresh()
         if self.trust.version != self.version:
             self.verifier = self._verifier()
@@ -127,7 +130,7 @@ class IntegrityChecker:
         stream = m.events[0].stream
         if any(e.stream != stream for e in m.events):
             raise IntegrityError("message mixes streams", reason="mixed_streams")
-        verify_chain(m.events)
+        payloads = verify_chain(m.events)
         check_producers(m.events)
         try:
             self.verifier.check_coverage(m.events, m.seals)
@@ -137,6 +140,7 @@ class IntegrityChecker:
                 raise
             self.verifier = self._verifier()
             self.verifier.check_coverage(m.events, m.seals)
+        return dataclasses.replace(m, payloads=tuple(payloads))
 
 
 class ConsumerLoop:
@@ -292,9 +296,7 @@ class ConsumerLoop:
         return True
 
     # -- one batch ---------------------------------------------------------------
-    def _decode(
-        self, msgs: Sequence[Msg]
-    ) -> tuple[dict[int, wire.Message | Exception], set[str]]:
+    def _decode(self, msgs: Sequence[Msg]) -> tuple[dict[int, wire.Message | Exception], set[str]]:
         """Each message decoded (or the error that refuses it), and which of their hands
         this replica's store holds — one query for the whole batch. A hand it does not
         hold is in another store (a message about no hand at all is refused later)."""
@@ -385,7 +387,7 @@ class ConsumerLoop:
                 if m.events and hand_id not in known:
                     metrics.CONSUMER_UNVERIFIABLE.labels(self.durable).inc()
                     raise Unverifiable(f"hand {m.events[0].stream} is not in this store")
-                self.checker.check(m)
+                m = self.checker.check(m)
                 work = self.handle(m)
                 metrics.EVENTS_CONSUMED.labels(self.service).inc(len(m.events))
             except Unverifiable:

@@ -46,7 +46,7 @@ class RulesService:
             raise RuleViolation("message does not start with hand.opened", reason="no_open")
         if last.type != g.HAND_CLOSED:
             raise RuleViolation("hand is not closed", reason="not_closed")
-        payloads = [e.payload for e in m.events]  # parsed once here, not per use
+        payloads = m.parsed_payloads()  # parsed once, by the chain check
         variant, table = str(payloads[0]["variant"]), str(payloads[0]["table"])
         if variant not in self.variants:
             raise RuleViolation(f"variant {variant} is not served here", reason="wrong_variant")

@@ -53,7 +53,7 @@ class SettlementWorker:
         first, last = m.events[0], m.events[-1]
         if first.type != g.HAND_OPENED or last.type != g.HAND_OUTCOME:
             raise RuleViolation("expected a hand ending in hand.outcome", reason="no_outcome")
-        payloads = [e.payload for e in m.events]  # parsed once here, not per use
+        payloads = m.parsed_payloads()  # parsed once, by the chain check
         variant, table = str(payloads[0]["variant"]), str(payloads[0]["table"])
         eng = engine_for(variant)
         state = eng.replay(

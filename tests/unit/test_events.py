@@ -212,11 +212,28 @@ def test_bus_messages_reuse_a_seal_only_when_its_whole_content_comes_again(
     v.check_coverage(list(first.events), list(first.seals))
     with pytest.raises(SignatureError, match="does not verify"):
         v.check_coverage(list(forged.events), list(forged.seals))
-    # the wire encoding is the standard library's compact JSON, byte for byte
+    # the wire encoding is the standard library's compact JSON of the events' and seals'
+    # JSON forms, byte for byte (payloads spliced in as their canonical bytes)
     import json
 
-    body = json.loads(data)
-    assert data == json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+    cn = make_event(
+        "t8_h1",
+        0,
+        "hand.opened",
+        "dealer",
+        dealer.key_id,
+        bytes(32),
+        {"玩家": "张三", "note": 'q"\\\u0001', "nested": {"b": [1, -2], "a": None}},
+    )
+    for evs, ss in ((events, seals), ([cn], [])):
+        body = {
+            "kind": "hand",
+            "events": [e.to_json_dict() for e in evs],
+            "seals": [x.to_json_dict() for x in ss],
+        }
+        wire_bytes = wire.encode("hand", evs, ss)
+        assert wire_bytes == json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+        assert wire.decode(wire_bytes).events == tuple(evs)
     # a payload integer beyond 64 bits still travels (the standard library's path)
     big = make_event("t9_h1", 0, "hand.opened", "dealer", dealer.key_id, bytes(32), {"n": 2**70})
     back = wire.decode(wire.encode("hand", [big], []))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -23,20 +23,41 @@ class Message:
     kind: str  # "hand" | "shoe" | "outcome" | "settled"
     events: tuple[Event, ...]
     seals: tuple[Seal, ...]
+    # the events' payloads as the chain check parsed them from their canonical bytes
+    # (set by the consumer once the message is verified; None: parse ``e.payload``)
+    payloads: tuple[dict[str, Any], ...] | None = field(default=None, compare=False, repr=False)
+
+    def parsed_payloads(self) -> list[dict[str, Any]]:
+        """Each event's payload, parsed once: the chain check's parse when it ran."""
+        if self.payloads is not None:
+            return list(self.payloads)
+        return [e.payload for e in self.events]
+
+
+def _event(e: Event) -> dict[str, Any]:
+    # the payload travels as its stored canonical bytes, spliced in unparsed: the same
+    # bytes the standard library would write for the parsed payload (keys sorted, compact)
+    return {
+        "stream": e.stream,
+        "seq": e.seq,
+        "type": e.type,
+        "producer": e.producer,
+        "key_id": e.key_id,
+        "prev": e.prev_hash.hex(),
+        "hash": e.hash.hex(),
+        "payload": orjson.Fragment(e.payload_bytes),
+    }
 
 
 def encode(kind: str, events: Sequence[Event], seals: Sequence[Seal]) -> bytes:
-    body: dict[str, Any] = {
-        "kind": kind,
-        "events": [e.to_json_dict() for e in events],
-        "seals": [s.to_json_dict() for s in seals],
-    }
+    seal_dicts = [s.to_json_dict() for s in seals]
     try:
-        return orjson.dumps(body)
-    except TypeError:  # an integer beyond 64 bits in a payload: the standard library
+        return orjson.dumps(
+            {"kind": kind, "events": [_event(e) for e in events], "seals": seal_dicts}
+        )
+    except TypeError:  # what orjson declines (an integer beyond 64 bits): the standard library
+        body = {"kind": kind, "events": [e.to_json_dict() for e in events], "seals": seal_dicts}
         return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
-
-
 
 
 class _Seals:
