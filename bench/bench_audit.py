@@ -94,15 +94,25 @@ def main() -> None:
     p.add_argument("--profile", action="store_true")
     p.add_argument("--database-url")
     p.add_argument("--nats-url")
+    p.add_argument(
+        "--store",
+        help="keep the filled store (SQLite and keys) in this directory and reuse it when "
+        "it is there already, to compare audits of the same hands",
+    )
     args = p.parse_args()
-    with tempfile.TemporaryDirectory(prefix="croupier-bench-") as d:
+    # what bench_pipeline's drive() reads beyond the options above
+    args.prefill, args.all_variants, args.no_floor = 0, False, True
+    with tempfile.TemporaryDirectory(prefix="croupier-bench-") as tmp:
+        d = args.store or tmp
+        Path(d).mkdir(parents=True, exist_ok=True)
         db_url = args.database_url or f"sqlite:///{d}/bench.sqlite"
-        nats = EmbeddedNats().start()
-        try:
-            pid = nats.proc.pid if nats.proc is not None else None
-            asyncio.run(drive(args, db_url, nats.url, f"{d}/keys", pid))
-        finally:
-            nats.stop()
+        if not (args.store and Path(f"{d}/keys").is_dir()):
+            nats = EmbeddedNats().start()
+            try:
+                pid = nats.proc.pid if nats.proc is not None else None
+                asyncio.run(drive(args, db_url, nats.url, f"{d}/keys", pid))
+            finally:
+                nats.stop()
         first = None
         for jobs in args.jobs:
             rate, us, reps = audit(db_url, f"{d}/keys", jobs)
