@@ -127,6 +127,28 @@ class Auditor:
         # revocation included it (never the signer's own date)
         self.witness = CheckpointWitness(self.registry, store.first_checkpoint_including, log_key)
         self.verifier = SealVerifier(self.registry, seen_at=self.witness)
+        # each seal read before, by signature: a seal read again in a later batch (one
+        # seal covers the hands of many batches) is the same object when it is equal in
+        # every field, so the verifier knows it by identity instead of comparing it
+        # entry by entry for every hand it covers
+        self._seals: dict[bytes, Seal] = {}
+
+    def _same_seals(self, seals: dict[str, list[Seal]]) -> dict[str, list[Seal]]:
+        known = self._seals
+        fresh: dict[int, Seal] = {}  # a seal naming several streams is decoded once
+        for ss in seals.values():
+            for i, s in enumerate(ss):
+                k = fresh.get(id(s))
+                if k is None:
+                    k = known.get(s.signature)
+                    if k is None or not (k is s or k == s):
+                        known[s.signature] = k = s
+                    fresh[id(s)] = k
+                ss[i] = k
+        if len(known) > SealVerifier.CACHE:
+            for old in list(known)[: SealVerifier.CACHE // 2]:
+                del known[old]
+        return seals
 
     def audit(self, hand_id: str) -> AuditReport:
         x = load_hand(self.store, hand_id, self.trust, proofs=False)
@@ -157,7 +179,7 @@ class Auditor:
                 sf = ShoeFacts.of(ev)
                 if sf is not None:
                     facts.shoes[sid] = sf
-        seals = self.store.seals_for_streams([*ids, *shoe_ids])
+        seals = self._same_seals(self.store.seals_for_streams([*ids, *shoe_ids]))
         stored = self.store.settlements_with_postings(ids)
         for hid in ids:
             events = hand_events.get(hid, [])
