@@ -14,6 +14,7 @@ import grpc
 
 from croupier.audit import (
     AuditReport,
+    CheckedStreams,
     Finding,
     HandFacts,
     LedgerFact,
@@ -181,6 +182,14 @@ class Auditor:
                     facts.shoes[sid] = sf
         seals = self._same_seals(self.store.seals_for_streams([*ids, *shoe_ids]))
         stored = self.store.settlements_with_postings(ids)
+        # one log object per shoe, checked once for the batch (each hand's audit still
+        # checks its shoe's commitment, order and fairness against it)
+        shoes = {
+            sid: StreamLog(tuple(shoe_events.get(sid, ())), tuple(seals.get(sid, ())))
+            for sid in shoe_ids
+        }
+        checked = CheckedStreams()
+        empty = StreamLog((), ())
         for hid in ids:
             events = hand_events.get(hid, [])
             if not events:
@@ -191,10 +200,11 @@ class Auditor:
                 rep = audit_hand(
                     hid,
                     StreamLog(tuple(events), tuple(seals.get(hid, ()))),
-                    StreamLog(tuple(shoe_events.get(sid, ())), tuple(seals.get(sid, ()))),
+                    shoes.get(sid, empty),
                     self.registry,
                     StoredSettlement(bytes(st[0].record), st[1]) if st else None,
                     verifier=self.verifier,
+                    checked=checked,
                 )
             self._count(rep)
             yield rep
@@ -417,7 +427,7 @@ def totals_mismatches(totals: dict[str, int], sums: dict[str, int]) -> list[Find
     ]
 
 
-BATCH = 200
+BATCH = 500
 """Hands audited together (one set of queries; one unit of work for a forked worker)."""
 
 _FORKED: Auditor | None = None
