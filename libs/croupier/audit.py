@@ -122,6 +122,26 @@ class AuditReport:
         }
 
 
+class CheckedStreams:
+    """Streams that passed the integrity checks (1-2) under one :class:`SealVerifier`,
+    known by identity, with their parsed payloads: a batch of hands of one shoe checks
+    the shoe's stream once, not once per hand. It holds every :class:`StreamLog` it
+    vouches for, so an id is never another object's; use it with the one verifier (and
+    registry) it was filled under, and only for logs that are not changed after."""
+
+    __slots__ = ("_ok",)
+
+    def __init__(self) -> None:
+        self._ok: dict[int, tuple[StreamLog, list[dict[str, Any]]]] = {}
+
+    def get(self, log: StreamLog) -> list[dict[str, Any]] | None:
+        hit = self._ok.get(id(log))
+        return hit[1] if hit is not None and hit[0] is log else None
+
+    def add(self, log: StreamLog, parsed: list[dict[str, Any]]) -> None:
+        self._ok[id(log)] = (log, parsed)
+
+
 def _find(events: Sequence[Event], type_: str) -> Event | None:
     for e in events:
         if e.type == type_:
@@ -137,12 +157,19 @@ def audit_hand(
     stored: StoredSettlement | None,
     *,
     verifier: SealVerifier | None = None,
+    checked: CheckedStreams | None = None,
 ) -> AuditReport:
+    """Audit one hand. ``checked`` (with ``verifier``): the shoe streams already found
+    intact under that verifier, passed again for each hand of a batch."""
     rep = AuditReport(hand_id)
     sv = verifier or SealVerifier(registry)
     # 1-2: integrity of both streams
     parsed: dict[str, list[dict[str, Any]]] = {}
     for name, log in (("hand", hand), ("shoe", shoe)):
+        known = None if checked is None or verifier is None else checked.get(log)
+        if known is not None:
+            parsed[name] = known
+            continue
         try:
             parsed[name] = verify_chain(log.events)
             g.check_producers(log.events)
@@ -151,6 +178,8 @@ def audit_hand(
             return rep.fail(e.reason, f"{name} stream: {e.message}", e.stream, e.seq)
         if not log.events:
             return rep.fail("empty_stream", f"{name} stream has no events", None, None)
+        if checked is not None and verifier is not None and name == "shoe":
+            checked.add(log, parsed[name])
     rep.checks += ["chain", "producers", "seals"]
     hev, sev = hand.events, shoe.events
     if hev[0].stream != hand_id or hev[0].type != g.HAND_OPENED:

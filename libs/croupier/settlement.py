@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from croupier import canonical
 from croupier.errors import MoneyError
 from croupier.games.base import Engine, HandState
@@ -30,7 +32,11 @@ def recorded_version(record_bytes: bytes | None) -> int:
     if record_bytes is None:
         return RECORD_VERSION
     try:
-        version = json.loads(record_bytes).get("record_version")
+        try:
+            doc = orjson.loads(record_bytes)
+        except orjson.JSONDecodeError:  # NaN, lone surrogates, ...: as the standard parser
+            doc = json.loads(record_bytes)
+        version = doc.get("record_version")
     except (ValueError, AttributeError):
         return RECORD_VERSION
     if isinstance(version, int) and not isinstance(version, bool) and version in RECORD_VERSIONS:

@@ -5,8 +5,10 @@ export hands as JSON lines with their transparency-log proofs."""
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +16,7 @@ import grpc
 
 from croupier.audit import (
     AuditReport,
+    CheckedStreams,
     Finding,
     HandFacts,
     LedgerFact,
@@ -30,6 +33,7 @@ from croupier.events import Seal, SealVerifier
 from croupier.export import HandExport, LogProofs, dump, keys_for
 from croupier.games import base as g
 from croupier.games.base import HAND_CLOSED
+from croupier.games.registry import variants
 from croupier.pb.croupier.v1 import audit_pb2, audit_pb2_grpc
 from croupier.report import TableDay
 from croupier.signing import KeyRegistry
@@ -127,6 +131,31 @@ class Auditor:
         # revocation included it (never the signer's own date)
         self.witness = CheckpointWitness(self.registry, store.first_checkpoint_including, log_key)
         self.verifier = SealVerifier(self.registry, seen_at=self.witness)
+        # the engines are imported once, here, not by the first hand (nor by each forked
+        # worker)
+        variants()
+        # each seal read before, by signature: a seal read again in a later batch (one
+        # seal covers the hands of many batches) is the same object when it is equal in
+        # every field, so the verifier knows it by identity instead of comparing it
+        # entry by entry for every hand it covers
+        self._seals: dict[bytes, Seal] = {}
+
+    def _same_seals(self, seals: dict[str, list[Seal]]) -> dict[str, list[Seal]]:
+        known = self._seals
+        fresh: dict[int, Seal] = {}  # a seal naming several streams is decoded once
+        for ss in seals.values():
+            for i, s in enumerate(ss):
+                k = fresh.get(id(s))
+                if k is None:
+                    k = known.get(s.signature)
+                    if k is None or not (k is s or k == s):
+                        known[s.signature] = k = s
+                    fresh[id(s)] = k
+                ss[i] = k
+        if len(known) > SealVerifier.CACHE:
+            for old in list(known)[: SealVerifier.CACHE // 2]:
+                del known[old]
+        return seals
 
     def audit(self, hand_id: str) -> AuditReport:
         x = load_hand(self.store, hand_id, self.trust, proofs=False)
@@ -141,8 +170,17 @@ class Auditor:
     ) -> Iterator[AuditReport]:
         """Audit a batch of hands with a handful of queries: events, seals and
         settlements of all of them (and their shoes) are loaded together. With
-        ``facts``, also gather what :func:`reconcile` needs of each hand and shoe."""
-        ids = list(hand_ids)
+        ``facts``, also gather what :func:`reconcile` needs of each hand and shoe.
+        The batch is audited whole, with the cyclic garbage collector paused (its
+        passes over the batch's live events and payloads cost more than they free;
+        what the batch leaves is collected after it), then its reports are yielded."""
+        with _gc_paused():
+            reps = self._audit_batch(list(hand_ids), facts)
+        for rep in reps:
+            self._count(rep)
+            yield rep
+
+    def _audit_batch(self, ids: list[str], facts: Facts | None) -> list[AuditReport]:
         hand_events = self.store.read_streams(ids)
         shoe_ids = sorted(
             {str(ev[0].payload.get("shoe", "")) for ev in hand_events.values() if ev} - {""}
@@ -157,8 +195,17 @@ class Auditor:
                 sf = ShoeFacts.of(ev)
                 if sf is not None:
                     facts.shoes[sid] = sf
-        seals = self.store.seals_for_streams([*ids, *shoe_ids])
+        seals = self._same_seals(self.store.seals_for_streams([*ids, *shoe_ids]))
         stored = self.store.settlements_with_postings(ids)
+        # one log object per shoe, checked once for the batch (each hand's audit still
+        # checks its shoe's commitment, order and fairness against it)
+        shoes = {
+            sid: StreamLog(tuple(shoe_events.get(sid, ())), tuple(seals.get(sid, ())))
+            for sid in shoe_ids
+        }
+        checked = CheckedStreams()
+        empty = StreamLog((), ())
+        reps: list[AuditReport] = []
         for hid in ids:
             events = hand_events.get(hid, [])
             if not events:
@@ -169,13 +216,14 @@ class Auditor:
                 rep = audit_hand(
                     hid,
                     StreamLog(tuple(events), tuple(seals.get(hid, ()))),
-                    StreamLog(tuple(shoe_events.get(sid, ())), tuple(seals.get(sid, ()))),
+                    shoes.get(sid, empty),
                     self.registry,
                     StoredSettlement(bytes(st[0].record), st[1]) if st else None,
                     verifier=self.verifier,
+                    checked=checked,
                 )
-            self._count(rep)
-            yield rep
+            reps.append(rep)
+        return reps
 
     def _count(self, rep: AuditReport) -> None:
         metrics.AUDIT_HANDS.labels(rep.verdict.value).inc()
@@ -395,10 +443,21 @@ def totals_mismatches(totals: dict[str, int], sums: dict[str, int]) -> list[Find
     ]
 
 
-BATCH = 200
+BATCH = 500
 """Hands audited together (one set of queries; one unit of work for a forked worker)."""
 
 _FORKED: Auditor | None = None
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _forked_init() -> None:
