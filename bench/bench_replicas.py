@@ -26,62 +26,15 @@ import os
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
 import bench_pipeline
-import sqlalchemy as sa
 
 from croupier.bus.embedded import EmbeddedNats
-from croupier.store import Store, normalise_url
+from croupier.testing import ScratchDatabase, store_counts
 
 KINDS = ("dealer", "rules", "settlement", "nats-server")
-
-
-def doubles(url: str, hands: int) -> dict[str, int]:
-    """What the store holds after a run: settlements, hands settled more than once,
-    hands with other than one ledger transaction, the ledger's sum."""
-    store = Store.from_url(url)
-    try:
-        with store.engine.connect() as c:
-
-            def one(sql: str) -> int:
-                return int(c.exec_driver_sql(sql).scalar_one() or 0)
-
-            return {
-                "settled": one("SELECT count(*) FROM settlements"),
-                "settled_twice": one(
-                    "SELECT count(*) FROM (SELECT hand_id FROM settlements GROUP BY hand_id "
-                    "HAVING count(*) > 1) x"
-                ),
-                "ledger_tx_not_one": hands
-                - one(
-                    "SELECT count(*) FROM (SELECT hand_id FROM ledger_transactions WHERE "
-                    "kind = 'settle' GROUP BY hand_id HAVING count(*) = 1) x"
-                ),
-                "ledger_sum": one("SELECT coalesce(sum(amount), 0) FROM ledger_postings"),
-            }
-    finally:
-        store.close()
-
-
-class PgDatabase:
-    """A database of the run's own on a PostgreSQL server, dropped afterwards."""
-
-    def __init__(self, admin_url: str) -> None:
-        self.admin = sa.create_engine(normalise_url(admin_url), isolation_level="AUTOCOMMIT")
-        self.name = f"croupier_bench_{uuid.uuid4().hex[:10]}"
-        with self.admin.connect() as c:
-            c.exec_driver_sql(f'CREATE DATABASE "{self.name}"')
-        self.url = str(
-            sa.make_url(normalise_url(admin_url)).set(database=self.name).render_as_string(False)
-        )
-
-    def close(self) -> None:
-        with self.admin.connect() as c:
-            c.exec_driver_sql(f'DROP DATABASE "{self.name}" WITH (FORCE)')
-        self.admin.dispose()
 
 
 def run(args: argparse.Namespace, replicas: int) -> dict[str, Any]:
@@ -91,7 +44,7 @@ def run(args: argparse.Namespace, replicas: int) -> dict[str, Any]:
     bench_pipeline.SHARE.clear()
     run_args = argparse.Namespace(**vars(args), replicas=replicas, prefill=0, all_variants=False)
     with tempfile.TemporaryDirectory(prefix="croupier-bench-replicas-") as d:
-        pg = PgDatabase(args.database_url) if args.database_url else None
+        pg = ScratchDatabase(args.database_url, "croupier_bench") if args.database_url else None
         url = pg.url if pg is not None else f"sqlite:///{d}/bench.sqlite"
         nats = EmbeddedNats().start()
         try:
@@ -99,14 +52,14 @@ def run(args: argparse.Namespace, replicas: int) -> dict[str, Any]:
             rate = asyncio.run(
                 bench_pipeline.drive(run_args, url, nats.url, f"{d}/keys", nats.proc.pid)
             )
-            check = doubles(url, args.hands)
+            check = store_counts(url)
         finally:
             nats.stop()
             if pg is not None:
                 pg.close()
     ok = (
-        check["settled"] == args.hands
-        and check["settled_twice"] == check["ledger_tx_not_one"] == check["ledger_sum"] == 0
+        check["settled"] == check["single_ledger"] == args.hands
+        and check["double_settled"] == check["double_ledger"] == check["ledger_sum"] == 0
     )
     if not ok:
         raise SystemExit(f"{replicas} replicas: the store is wrong: {check}")

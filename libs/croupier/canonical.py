@@ -102,72 +102,55 @@ def loads(data: bytes | str) -> JSONValue:
     wins, at the first key's place, in both). Text that may nest deeper than
     :data:`_DEEP` goes to the reference parser too: orjson reads 1024 levels, the
     reference stops at the interpreter's recursion limit."""
-    if isinstance(data, bytes):
-        if data.count(b"[") + data.count(b"{") >= _DEEP:
-            return loads_reference(data)
+    if isinstance(data, str):
         try:
-            value = orjson.loads(data)
-        except orjson.JSONDecodeError:
+            raw = data.encode()
+        except UnicodeEncodeError:  # a lone surrogate: the reference decides
             return loads_reference(data)
-        # valid JSON: a digit directly followed by ".", "e", "E" or 18 more digits is
-        # in such a number or in a string, nowhere else
-        if _NUMBERISH_B.search(data) is None:
-            return value
-        keys = _plain_keys(value)
-        if keys < 0:  # a float in the value
-            return loads_reference(data)
-        # every ":" a key's (no duplicate hid a value), or no such number outside strings
-        if keys == data.count(b":") or _NUMBERISH_B.search(_STRINGS_B.sub(b"", data)) is None:
-            return value
-    elif isinstance(data, str):
-        if data.count("[") + data.count("{") >= _DEEP:
-            return loads_reference(data)
-        try:
-            value = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            return loads_reference(data)
-        if _NUMBERISH_S.search(data) is None:
-            return value
-        keys = _plain_keys(value)
-        if keys < 0:
-            return loads_reference(data)
-        if keys == data.count(":") or _NUMBERISH_S.search(_STRINGS_S.sub("", data)) is None:
-            return value
+    else:
+        raw = data
+    if raw.count(b"[") + raw.count(b"{") >= _DEEP:
+        return loads_reference(data)
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return loads_reference(data)
+    # valid JSON: a digit directly followed by ".", "e", "E" or 18 more digits is in
+    # such a number or in a string, nowhere else
+    if _NUMBERISH.search(raw) is None:
+        return value
+    keys = _plain_keys(value)
+    if keys < 0:  # a float in the value
+        return loads_reference(data)
+    # every ":" a key's (no duplicate hid a value), or no such number outside strings
+    if keys == raw.count(b":") or _NUMBERISH.search(_STRINGS.sub(b"", raw)) is None:
+        return value
     return loads_reference(data)
 
 
 _DEEP = 256
-_NUMBERISH_B = re.compile(rb"[0-9](?:[.eE]|[0-9]{18})")
-_NUMBERISH_S = re.compile(r"[0-9](?:[.eE]|[0-9]{18})")
+_NUMBERISH = re.compile(rb"[0-9](?:[.eE]|[0-9]{18})")
 # a JSON string token (in text already known to be valid JSON)
-_STRINGS_B = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_STRINGS_S = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
 def _plain_keys(value: JSONValue) -> int:
     """The number of object keys in a parsed ``value``, or -1 when it holds a float."""
     t = type(value)
     if t is dict:
-        n = len(value)
-        for v in value.values():
-            if type(v) in _PLAIN:
-                continue
-            k = _plain_keys(v)
-            if k < 0:
-                return k
-            n += k
-        return n
-    if t is list:
-        n = 0
-        for v in value:
-            if type(v) in _PLAIN:
-                continue
-            k = _plain_keys(v)
-            if k < 0:
-                return k
-            n += k
-        return n
-    return 0 if t in _PLAIN else -1
+        n, items = len(value), value.values()
+    elif t is list:
+        n, items = 0, value
+    else:
+        return 0 if t in _PLAIN else -1
+    for v in items:
+        if type(v) in _PLAIN:
+            continue
+        k = _plain_keys(v)
+        if k < 0:
+            return k
+        n += k
+    return n
 
 
 def _no_float(s: str) -> Any:

@@ -79,7 +79,8 @@ class Event:
             self.payload_bytes,
         )
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def json_header(self) -> dict[str, Any]:
+        """The exported form without its payload (callers add ``"payload"`` last)."""
         return {
             "stream": self.stream,
             "seq": self.seq,
@@ -88,8 +89,10 @@ class Event:
             "key_id": self.key_id,
             "prev": self.prev_hash.hex(),
             "hash": self.hash.hex(),
-            "payload": self.payload,
         }
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {**self.json_header(), "payload": self.payload}
 
     @classmethod
     def from_json_dict(cls, d: Mapping[str, Any]) -> Event:

@@ -258,3 +258,77 @@ def banker_rake_by_comparison(
         if line.payee == banker
     )
     return min(won, max(0, carried + result.deltas[banker] + result.rake[banker]))
+
+
+def store_counts(url: str) -> dict[str, int]:
+    """What a store holds after a drill or a bench run: hands closed and settled,
+    anything done twice (outcomes, settlements, ledger transactions), hands with exactly
+    one settlement transaction, the ledger's sum, unbalanced transactions, dead letters
+    and the outbox's depth."""
+    from croupier.store import Store
+
+    store = Store.from_url(url)
+    try:
+        with store.engine.connect() as c:
+
+            def one(sql: str) -> int:
+                return int(c.exec_driver_sql(sql).scalar_one() or 0)
+
+            return {
+                "closed": one(
+                    "SELECT count(DISTINCT stream_id) FROM events WHERE type = 'hand.closed'"
+                ),
+                "closed_events": one("SELECT count(*) FROM events WHERE type = 'hand.closed'"),
+                "settled": one("SELECT count(*) FROM settlements"),
+                "double_outcomes": one(
+                    "SELECT count(*) FROM (SELECT stream_id FROM events WHERE type = "
+                    "'hand.outcome' GROUP BY stream_id HAVING count(*) > 1) x"
+                ),
+                "double_settled": one(
+                    "SELECT count(*) FROM (SELECT stream_id FROM events WHERE type = "
+                    "'hand.settled' GROUP BY stream_id HAVING count(*) > 1) x"
+                ),
+                "double_ledger": one(
+                    "SELECT count(*) FROM (SELECT hand_id FROM ledger_transactions "
+                    "WHERE kind = 'settle' GROUP BY hand_id HAVING count(*) > 1) x"
+                ),
+                "single_ledger": one(
+                    "SELECT count(*) FROM (SELECT hand_id FROM ledger_transactions "
+                    "WHERE kind = 'settle' GROUP BY hand_id HAVING count(*) = 1) x"
+                ),
+                "ledger_sum": one("SELECT coalesce(sum(amount), 0) FROM ledger_postings"),
+                "unbalanced_tx": one(
+                    "SELECT count(*) FROM (SELECT tx_id FROM ledger_postings GROUP BY "
+                    "tx_id HAVING sum(amount) <> 0) x"
+                ),
+                "dead_letters": one("SELECT count(*) FROM dead_letters"),
+                "outbox": one("SELECT count(*) FROM outbox"),
+            }
+    finally:
+        store.close()
+
+
+class ScratchDatabase:
+    """A database of its own on the PostgreSQL server ``admin_url`` names: created now,
+    dropped (with its sessions) by :meth:`close`. For drills and benchmarks that must not
+    touch the server's other databases."""
+
+    def __init__(self, admin_url: str, prefix: str) -> None:
+        import uuid
+
+        import sqlalchemy as sa
+
+        from croupier.store import normalise_url
+
+        self.admin = sa.create_engine(normalise_url(admin_url), isolation_level="AUTOCOMMIT")
+        self.name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+        with self.admin.connect() as c:
+            c.exec_driver_sql(f'CREATE DATABASE "{self.name}"')
+        self.url = str(
+            sa.make_url(normalise_url(admin_url)).set(database=self.name).render_as_string(False)
+        )
+
+    def close(self) -> None:
+        with self.admin.connect() as c:
+            c.exec_driver_sql(f'DROP DATABASE "{self.name}" WITH (FORCE)')
+        self.admin.dispose()

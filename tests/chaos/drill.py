@@ -55,7 +55,6 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-import sqlalchemy as sa
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from croupier.auth import AuthDir, Role, init_dev
@@ -63,7 +62,8 @@ from croupier.bus import subjects, wire
 from croupier.bus.embedded import EmbeddedCluster, free_port
 from croupier.bus.jetstream import Bus, StreamSpec
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
-from croupier.store import Store, normalise_url
+from croupier.store import Store
+from croupier.testing import ScratchDatabase, store_counts
 from croupier_services.audit import Auditor
 from croupier_services.bots import bets_for
 from croupier_services.keys import TrustedKeys
@@ -186,13 +186,8 @@ class SharedPostgres(Database):
     kind = "postgresql-shared"
 
     def __init__(self, admin_url: str) -> None:
-        self.admin = sa.create_engine(normalise_url(admin_url), isolation_level="AUTOCOMMIT")
-        self.name = f"croupier_chaos_{uuid.uuid4().hex[:10]}"
-        with self.admin.connect() as c:
-            c.exec_driver_sql(f'CREATE DATABASE "{self.name}"')
-        self.url = str(
-            sa.make_url(normalise_url(admin_url)).set(database=self.name).render_as_string(False)
-        )
+        self.scratch = ScratchDatabase(admin_url, "croupier_chaos")
+        self.admin, self.name, self.url = self.scratch.admin, self.scratch.name, self.scratch.url
 
     def outage(self, seconds: float) -> None:
         with self.admin.connect() as c:
@@ -206,10 +201,10 @@ class SharedPostgres(Database):
             c.exec_driver_sql(f'ALTER DATABASE "{self.name}" ALLOW_CONNECTIONS true')
 
     def close(self) -> None:
-        with contextlib.suppress(Exception), self.admin.connect() as c:
-            c.exec_driver_sql(f'ALTER DATABASE "{self.name}" ALLOW_CONNECTIONS true')
-            c.exec_driver_sql(f'DROP DATABASE "{self.name}" WITH (FORCE)')
-        self.admin.dispose()
+        with contextlib.suppress(Exception):
+            with self.admin.connect() as c:
+                c.exec_driver_sql(f'ALTER DATABASE "{self.name}" ALLOW_CONNECTIONS true')
+            self.scratch.close()
 
     def describe(self) -> str:
         return (
@@ -1034,47 +1029,6 @@ async def kill_stream_leader(nats: EmbeddedCluster) -> str:
     assert leader is not None, "the stream has no leader"
     nats.node(leader).kill()
     return leader
-
-
-def store_counts(url: str) -> dict[str, int]:
-    """What the store holds after a drill: hands closed and settled, anything done twice
-    (outcomes, settlements, ledger transactions), the ledger's sum, unbalanced
-    transactions, dead letters and the outbox's depth."""
-    store = Store.from_url(url)
-    try:
-        with store.engine.connect() as c:
-
-            def one(sql: str) -> int:
-                return int(c.exec_driver_sql(sql).scalar_one() or 0)
-
-            return {
-                "closed": one(
-                    "SELECT count(DISTINCT stream_id) FROM events WHERE type = 'hand.closed'"
-                ),
-                "closed_events": one("SELECT count(*) FROM events WHERE type = 'hand.closed'"),
-                "settled": one("SELECT count(*) FROM settlements"),
-                "double_outcomes": one(
-                    "SELECT count(*) FROM (SELECT stream_id FROM events WHERE type = "
-                    "'hand.outcome' GROUP BY stream_id HAVING count(*) > 1) x"
-                ),
-                "double_settled": one(
-                    "SELECT count(*) FROM (SELECT stream_id FROM events WHERE type = "
-                    "'hand.settled' GROUP BY stream_id HAVING count(*) > 1) x"
-                ),
-                "double_ledger": one(
-                    "SELECT count(*) FROM (SELECT hand_id FROM ledger_transactions "
-                    "WHERE kind = 'settle' GROUP BY hand_id HAVING count(*) > 1) x"
-                ),
-                "ledger_sum": one("SELECT coalesce(sum(amount), 0) FROM ledger_postings"),
-                "unbalanced_tx": one(
-                    "SELECT count(*) FROM (SELECT tx_id FROM ledger_postings GROUP BY "
-                    "tx_id HAVING sum(amount) <> 0) x"
-                ),
-                "dead_letters": one("SELECT count(*) FROM dead_letters"),
-                "outbox": one("SELECT count(*) FROM outbox"),
-            }
-    finally:
-        store.close()
 
 
 def make_database(root: Path, backend: str, url: str | None = None) -> Database:

@@ -21,6 +21,7 @@ import contextlib
 import os
 import random
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from croupier.auth import Role
 from croupier.bus.embedded import EmbeddedCluster, EmbeddedNats, free_port
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
 from croupier.store import Store
+from croupier.testing import store_counts
 from croupier_services.audit import Auditor
 from croupier_services.bots import bets_for
 from croupier_services.gateway_client import GatewayClient, RetryPolicy
@@ -44,7 +46,6 @@ from .drill import (
     SqliteDatabase,
     run_cli,
     service_env,
-    store_counts,
 )
 
 VARIANT = "baccarat"
@@ -259,3 +260,38 @@ async def play_hand(gw: GatewayClient, table: str, rng: random.Random) -> str:
     hand = await open_with_bets(gw, table, rng)
     await gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=hand))
     return hand
+
+
+async def kill_owner_mid_hand(
+    c: ReplicaCluster, gw: GatewayClient, table: str, rng: random.Random, owner: str = "dealer-a"
+) -> str:
+    """Open a hand at ``table`` with bets, ``kill -9`` its owner, then close betting
+    through ``gw``: another replica must take the table within the lease TTL + 2 s and
+    complete the hand with its bets (one ``hand.closed``). Returns the hand id."""
+    hand = await open_with_bets(gw, table, rng)
+    bets = c.event_types(hand).count("bet.placed")
+    assert bets > 0
+    c.procs[owner].kill9()
+    t0 = time.monotonic()
+    r = await gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=hand))
+    takeover_s = time.monotonic() - t0
+    print(f"takeover after kill -9: {takeover_s:.2f} s (lease TTL {c.ttl_ms} ms)")
+    assert r.view.phase != "open"
+    assert takeover_s <= c.ttl_ms / 1000 + 2.0
+    types = c.event_types(hand)
+    assert types.count("bet.placed") == bets and types.count("hand.closed") == 1
+    return hand
+
+
+@contextlib.contextmanager
+def running(c: ReplicaCluster) -> Iterator[ReplicaCluster]:
+    """Start ``c``, and close it afterwards; its processes' logs are printed when
+    anything fails (at start or in the test)."""
+    try:
+        c.start()
+        yield c
+    except BaseException:
+        print(c.logs())
+        raise
+    finally:
+        c.close()

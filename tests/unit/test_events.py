@@ -150,14 +150,9 @@ def test_json_round_trip(dealer: Signer, gateway: Signer) -> None:
     )
 
 
-def test_a_copied_signature_on_other_entries_is_refused_after_the_genuine_seal(
-    dealer: Signer, gateway: Signer
-) -> None:
-    """The verifier remembers verified seals; a forged seal that carries a genuine seal's
-    signature over other entries must not ride on that memory."""
-    events, seals = stream(dealer, gateway)
-    v = SealVerifier(registry(dealer, gateway))
-    v.check_coverage(events, seals)  # the genuine seals, now remembered
+def copied_signature(events: list[Event], seals: list[Seal], gateway: Signer) -> tuple[Event, Seal]:
+    """A forged bet, and the genuine gateway seal's signature carried over the forged
+    bet's chain head instead of the genuine one."""
     forged_bet = make_event(
         "t1_h1",
         1,
@@ -170,6 +165,18 @@ def test_a_copied_signature_on_other_entries_is_refused_after_the_genuine_seal(
     copied = dataclasses.replace(
         seals[1], entries=(dataclasses.replace(seals[1].entries[0], seq=1, hash=forged_bet.hash),)
     )
+    return forged_bet, copied
+
+
+def test_a_copied_signature_on_other_entries_is_refused_after_the_genuine_seal(
+    dealer: Signer, gateway: Signer
+) -> None:
+    """The verifier remembers verified seals; a forged seal that carries a genuine seal's
+    signature over other entries must not ride on that memory."""
+    events, seals = stream(dealer, gateway)
+    v = SealVerifier(registry(dealer, gateway))
+    v.check_coverage(events, seals)  # the genuine seals, now remembered
+    forged_bet, copied = copied_signature(events, seals, gateway)
     assert copied.signature == seals[1].signature
     with pytest.raises(SignatureError, match="does not verify"):
         v.verify(copied)
@@ -194,18 +201,7 @@ def test_bus_messages_reuse_a_seal_only_when_its_whole_content_comes_again(
     first, again = wire.decode(data), wire.decode(data)
     assert first == again and first.events == tuple(events) and first.seals == tuple(seals)
     assert all(a is b for a, b in zip(first.seals, again.seals, strict=True))  # reused
-    forged_bet = make_event(
-        "t1_h1",
-        1,
-        "bet.placed",
-        "gateway",
-        gateway.key_id,
-        events[0].hash,
-        {"seat": 1, "amount": 100_000, "spot": "banker"},
-    )
-    copied = dataclasses.replace(
-        seals[1], entries=(dataclasses.replace(seals[1].entries[0], seq=1, hash=forged_bet.hash),)
-    )
+    forged_bet, copied = copied_signature(events, seals, gateway)
     forged = wire.decode(wire.encode("hand", [events[0], forged_bet], [seals[0], copied]))
     assert forged.seals[1] == copied and forged.seals[1] != first.seals[1]
     v = SealVerifier(registry(dealer, gateway))

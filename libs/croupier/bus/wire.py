@@ -37,16 +37,7 @@ class Message:
 def _event(e: Event) -> dict[str, Any]:
     # the payload travels as its stored canonical bytes, spliced in unparsed: the same
     # bytes the standard library would write for the parsed payload (keys sorted, compact)
-    return {
-        "stream": e.stream,
-        "seq": e.seq,
-        "type": e.type,
-        "producer": e.producer,
-        "key_id": e.key_id,
-        "prev": e.prev_hash.hex(),
-        "hash": e.hash.hex(),
-        "payload": orjson.Fragment(e.payload_bytes),
-    }
+    return {**e.json_header(), "payload": orjson.Fragment(e.payload_bytes)}
 
 
 def encode(kind: str, events: Sequence[Event], seals: Sequence[Seal]) -> bytes:
