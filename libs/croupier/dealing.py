@@ -9,6 +9,12 @@ Each public operation returns a :class:`Batch`: the events it appended (all by o
 producer), the seal that signs their chain heads, stream rows to register, and the
 secret to keep (a new shoe's seed). Persist a batch atomically, then publish.
 
+With ``seal_on_commit`` the operations leave their events unsealed and the caller seals
+what it commits together with :meth:`Dealer.seal` — one seal per producer for however
+many operations and hands the commit holds (each hand keeps the seals that cover it, for
+its message). A seal names each stream's last event of that producer in the commit; the
+chain behind it is covered by it, so the checks are those of one seal per operation.
+
 Shoes: a variant with ``shoe.per_hand`` (the default) commits to a fresh seed for every
 hand and reveals it when the hand closes; a shoe game (baccarat) deals many hands from
 one committed shoe, stops at the cut card and reveals the seed when the shoe ends.
@@ -75,10 +81,21 @@ class Batch:
     secrets: list[tuple[str, bytes]] = field(default_factory=list)
     closed_hands: list[Hand] = field(default_factory=list)
     tables: list[TableRow] = field(default_factory=list)  # the tables' state after it
+    # events left for :meth:`Dealer.seal` (``seal_on_commit``), with their signer, and
+    # the seals it made, not yet given to the hands they cover (:meth:`Dealer.committed`)
+    unsealed: list[tuple[Signer, list[Event]]] = field(default_factory=list)
+    fresh_seals: list[Seal] = field(default_factory=list)
+
+    def seals_of(self, hand: Hand) -> list[Seal]:
+        """Every seal covering ``hand``: those it holds and those made for this batch."""
+        fresh = [s for s in self.fresh_seals if any(e.stream == hand.hand_id for e in s.entries)]
+        return [*hand.seals, *fresh]
 
     def extend(self, other: Batch) -> None:
         self.events += other.events
         self.seals += other.seals
+        self.unsealed += other.unsealed
+        self.fresh_seals += other.fresh_seals
         self.streams += other.streams
         self.secrets += other.secrets
         self.closed_hands += other.closed_hands
@@ -170,9 +187,11 @@ class Dealer:
         *,
         clock_ms: Callable[[], int],
         seed_source: Callable[[], bytes] = fair.new_server_seed,
+        seal_on_commit: bool = False,
     ) -> None:
         if dealer.producer != "dealer" or gateway.producer != "gateway":
             raise InvalidInput("Dealer needs a dealer and a gateway signer")
+        self.seal_on_commit = seal_on_commit
         self.dealer = dealer
         self.gateway = gateway
         self.clock_ms = clock_ms
@@ -199,9 +218,38 @@ class Dealer:
 
     def _sealed(self, signer: Signer, events: list[Event]) -> Batch:
         b = Batch(events=events)
-        if events:
+        if events and self.seal_on_commit:
+            b.unsealed.append((signer, events))
+        elif events:
             b.seals.append(seal(signer, heads_of(events), self.clock_ms()))
         return b
+
+    def seal(self, b: Batch) -> None:
+        """Seal the events ``b`` holds unsealed (``seal_on_commit``): one seal per
+        producer over each stream's last event of that producer, added to the batch's
+        seals and to its ``fresh_seals``. The hands they cover get them once the batch
+        is stored (:meth:`committed`); a closed hand's message takes them from
+        :meth:`Batch.seals_of`."""
+        if not b.unsealed:
+            return
+        by_signer: dict[str, tuple[Signer, list[Event]]] = {}
+        for signer, events in b.unsealed:
+            by_signer.setdefault(signer.producer, (signer, []))[1].extend(events)
+        b.unsealed = []
+        now = self.clock_ms()
+        for signer, events in by_signer.values():
+            s = seal(signer, heads_of(events), now)
+            b.seals.append(s)
+            b.fresh_seals.append(s)
+
+    def committed(self, b: Batch) -> None:
+        """``b`` is stored: the hands still open keep the seals made for it."""
+        for s in b.fresh_seals:
+            for stream in dict.fromkeys(e.stream for e in s.entries):
+                h = self.hands.get(stream)
+                if h is not None:
+                    h.seals.append(s)
+        b.fresh_seals = []
 
     # -- tables and shoes ------------------------------------------------------------
     def open_table(self, table_id: str, variant: str, client_seed: str = "") -> Batch:

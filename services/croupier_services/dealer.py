@@ -72,6 +72,7 @@ class DealerCore:
         self, dealer: Dealer, store: EventStore, bus: Bus | None, *, seed_box: SeedBox
     ) -> None:
         self.dealer = dealer
+        dealer.seal_on_commit = True  # each commit seals what it holds (see persist)
         self.store = store
         self.bus = bus
         self.seed_box = seed_box  # seals server seeds at rest (the dealer's key only)
@@ -387,6 +388,7 @@ class DealerCore:
         when the call has a request id."""
         if b.empty() and request is None:
             return
+        self.dealer.seal(b)  # what the dealer left unsealed: one seal per producer
         fenced = {r.table_id for r in b.tables} | {r.table_id for r in b.streams}
         if table_id is not None:
             fenced.add(table_id)
@@ -407,21 +409,22 @@ class DealerCore:
                         for r in b.streams
                     ],
                 )
-                ob.enqueue(tx.connection, self.outbox_items(b.closed_hands), self.dealer.clock_ms())
+                ob.enqueue(tx.connection, self.outbox_items(b), self.dealer.clock_ms())
             if request is not None:
                 tx.put_request(request)
+        self.dealer.committed(b)
 
     @staticmethod
-    def outbox_items(hands: list[Hand]) -> list[OutboxItem]:
-        """The message of each closed hand: all its events and seals."""
+    def outbox_items(b: Batch) -> list[OutboxItem]:
+        """The message of each hand ``b`` closes: all its events and seals."""
         return [
             OutboxItem(
                 "dealer",
                 subjects.subject("hand", h.state.variant, h.table_id),
                 f"hand:{h.hand_id}",
-                wire.encode("hand", h.events, h.seals),
+                wire.encode("hand", h.events, b.seals_of(h)),
             )
-            for h in hands
+            for h in b.closed_hands
         ]
 
     async def commit(self, table_id: str, b: Batch, request: RequestRecord | None = None) -> None:

@@ -138,6 +138,17 @@ def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             return False
 
     _wait_for(ready, 60, "Prometheus to be ready")
+
+    def scraping() -> bool:
+        # ready is not scraping: targets reach the scrape loop after a discovery
+        # interval (~5 s); a down target is recorded as up == 0
+        try:
+            r = _query(f"http://127.0.0.1:{web}", "up")
+        except OSError:
+            return False
+        return bool(r.get("data", {}).get("result"))
+
+    _wait_for(scraping, 60, "Prometheus to scrape (the demo not started yet)")
     demo = subprocess.Popen(
         [
             exe,
