@@ -675,14 +675,20 @@ class DealerCore:
         nothing here fails the call: publishing is the relay's, outside the call. Call
         with the table's lock held; a cancelled caller's commit still runs to its end
         (:func:`through`)."""
-        await through(self._commit(table_id, b, request))
-
-    async def _commit(self, table_id: str, b: Batch, request: RequestRecord | None) -> None:
-        rid = request.request_id if request is not None else None
         settled: asyncio.Future[None] | None = None
-        if rid is not None:
+        if request is not None:  # known at once: no await since its id was looked up
             settled = asyncio.get_running_loop().create_future()
-            self._in_flight[rid] = settled
+            self._in_flight[request.request_id] = settled
+        await through(self._commit(table_id, b, request, settled))
+
+    async def _commit(
+        self,
+        table_id: str,
+        b: Batch,
+        request: RequestRecord | None,
+        settled: asyncio.Future[None] | None,
+    ) -> None:
+        rid = request.request_id if request is not None else None
         try:
             try:
                 self.check_signing_key()  # nothing signed by a revoked key is written

@@ -386,3 +386,29 @@ async def test_a_store_outage_mid_group_fails_every_call_and_writes_nothing(
         await close(t)()
         check_hand(c, hands[t])
         assert c.store.get_request(ids[t]) is not None
+
+
+async def test_a_caller_gone_mid_commit_leaves_its_table_consistent(idle_cluster: Cluster) -> None:
+    """A call whose caller gives up (deadline) while its batch is being stored: the
+    table stays locked until the store has answered, the write is kept, memory and log
+    agree, and the retried call is answered from the stored record."""
+    c = idle_cluster
+    table = await c.open_table("gone")
+    hid = await open_hand(c, table)
+    req = gateway_pb2.PlaceBetsRequest(hand_id=hid, bets=_bets(), request_id=rid())
+    with grouped(table) as (gate, groups):
+        with pytest.raises(grpc.aio.AioRpcError) as ei:
+            await c.gw.PlaceBets(req, timeout=0.5)
+        assert ei.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        await asyncio.sleep(0.3)  # the handler has been cancelled by now
+        assert [table] in groups
+        assert c.core.table_locks.locked(table)  # its write is still being stored
+        gate.set()
+        await wait_until(lambda: not c.core.table_locks.locked(table))
+    assert c.store.get_request(req.request_id) is not None
+    memory_matches_store(c, hid)
+    again = c.gw.PlaceBets(req)
+    assert (await again).accepted == len(BETS)
+    assert ("croupier-replayed", "true") in tuple(await again.trailing_metadata())
+    await c.gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=hid))
+    check_hand(c, hid)
