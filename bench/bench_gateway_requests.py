@@ -20,17 +20,20 @@ import uuid
 from pathlib import Path
 
 import grpc
+from bench_gateway import build_core
 
-from croupier.dealing import Dealer
+from croupier.auth import init_dev
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
-from croupier_services.dealer import DealerCore, GatewayServicer
-from croupier_services.runtime import load_signers, now_ms, open_store
+from croupier.store import Store
+from croupier_services.dealer import GatewayServicer
+from croupier_services.keys import init_keys
 
 
-async def run(coups: int, db_url: str, keys: str) -> None:
-    store = open_store(db_url)
-    signers = load_signers(store, keys)
-    core = DealerCore(Dealer(signers["dealer"], signers["gateway"], clock_ms=now_ms), store, None)
+async def run(coups: int, db_url: str, work: Path) -> None:
+    store = Store.open(db_url, upgrade=True)
+    init_keys(work / "keys")
+    core = build_core(store, work / "keys", init_dev(work / "auth"))
+    core.relay.kick = lambda: None  # type: ignore[method-assign]  # no bus: nothing publishes
     server = grpc.aio.server()
     gateway_pb2_grpc.add_GatewayServiceServicer_to_server(GatewayServicer(core), server)
     port = server.add_insecure_port("127.0.0.1:0")
@@ -86,7 +89,7 @@ def main() -> None:
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         url = a.database_url or f"sqlite:///{Path(d) / 'bench.sqlite'}"
-        asyncio.run(run(a.coups, url, str(Path(d) / "keys")))
+        asyncio.run(run(a.coups, url, Path(d)))
 
 
 if __name__ == "__main__":

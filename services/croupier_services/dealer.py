@@ -8,6 +8,10 @@ as the hand's last events, and the dealer's outbox relay publishes it; no gatewa
 waits on NATS. A restarted dealer resumes every open table from the registry and a
 bounded part of the log (:meth:`DealerCore.recover`); the table feed is read from the
 store (:mod:`croupier_services.feed`).
+
+Calls at different tables run concurrently: each holds only its table's lock, and the
+batches of calls waiting to be stored are written together, in one transaction run off
+the event loop (:class:`GroupCommitter`); see :class:`DealerCore` for the rules.
 """
 
 from __future__ import annotations
@@ -16,11 +20,13 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import grpc
 from google.protobuf.message import Message
+from sqlalchemy.pool import SingletonThreadPool, StaticPool
 
 from croupier import canonical, limits
 from croupier.auth import SeatTokens, current_identity
@@ -36,16 +42,19 @@ from croupier.errors import (
     SigningKeyRevoked,
     StaleFencingToken,
     StaleSequence,
+    StoreUnavailable,
     TableOwnedElsewhere,
     Unauthenticated,
 )
-from croupier.events import Event
+from croupier.events import Event, Seal
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
 from croupier.ownership import Ownership
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
 from croupier.store import EventStore, Outbox, OutboxItem, RequestRecord, StreamInfo, TableRecord
 from croupier.store import outbox as ob
+from croupier.store.core import UnitOfWork
+from croupier.store.db import store_outage
 from croupier.store.requests import replay, request_hash
 from croupier.store.secrets import SeedBox
 from croupier.trace import hand_traceparent
@@ -55,18 +64,245 @@ from croupier_services.grpc_util import abort, rpc, rpc_stream
 from croupier_services.outboxes import relay_for
 from croupier_services.views import redact, redact_public, to_pb
 
-__all__ = ["DealerCore", "GatewayServicer", "redact_public", "turn_timeout_ms"]
+__all__ = [
+    "DealerCore",
+    "GatewayServicer",
+    "GroupCommitter",
+    "TableLocks",
+    "redact_public",
+    "turn_timeout_ms",
+]
 
 log = logging.getLogger("croupier.dealer")
 R = TypeVar("R", bound=Message)
+T = TypeVar("T")
 
 
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+class TableLocks:
+    """One :class:`asyncio.Lock` per table, made on first use and forgotten when nobody
+    holds or waits for it (so the map stays as small as the tables in use)."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+    def locked(self, table_id: str) -> bool:
+        entry = self._locks.get(table_id)
+        return entry is not None and entry[0].locked()
+
+    @contextlib.asynccontextmanager
+    async def hold(self, table_id: str) -> AsyncIterator[None]:
+        entry = self._locks.get(table_id)
+        if entry is None:
+            entry = self._locks[table_id] = (asyncio.Lock(), [0])
+        lock, users = entry
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if users[0] == 0 and self._locks.get(table_id) is entry:
+                del self._locks[table_id]
+
+
+@dataclass(eq=False)
+class PendingWrite:
+    """One call's batch as :meth:`DealerCore.persist` writes it, every value taken on the
+    event loop beforehand (the writing thread reads nothing of the dealer's memory)."""
+
+    table_id: str
+    fences: list[tuple[str, int]]
+    tables: list[TableRecord]
+    secrets: list[tuple[str, bytes]]
+    at_ms: int
+    events: list[Event]
+    seals: list[Seal]
+    streams: list[StreamInfo]
+    outbox: list[OutboxItem]
+    request: RequestRecord | None
+    done: asyncio.Future[None] | None = field(default=None, repr=False)
+
+
+def write_all(tx: UnitOfWork, writes: Sequence[PendingWrite], box: SeedBox) -> None:
+    """Every write of a group in the transaction ``tx``: the fencing checks first, then
+    the table rows, secrets, ONE append of all their events, seals and streams (each
+    batch's streams are its own table's, so the appends are independent; one append
+    reads the streams' heads once for the group), the outbox rows and the request
+    records."""
+    for w in writes:
+        for t, token in w.fences:
+            tx.fence(t, token)
+    events: list[Event] = []
+    seals: list[Seal] = []
+    streams: list[StreamInfo] = []
+    for w in writes:
+        tx.put_tables(w.tables)
+        for sid, seed in w.secrets:
+            tx.put_secret(sid, seed, w.at_ms, box)
+        events += w.events
+        seals += w.seals
+        streams += w.streams
+    if events:
+        tx.append(events, seals, streams)
+    for w in writes:
+        if w.outbox:
+            ob.enqueue(tx.connection, w.outbox, w.at_ms)
+        if w.request is not None:
+            tx.put_request(w.request)
+
+
+class GroupCommitter:
+    """Group commit of the gateway calls' batches.
+
+    :meth:`submit` queues a call's :class:`PendingWrite` and waits for it. One writer
+    task takes every write queued while the previous transaction ran (at most
+    ``max_group``) and stores them in ONE transaction, in a worker thread
+    (:func:`asyncio.to_thread`) so the event loop keeps serving the other tables. When
+    that transaction fails, each write of the group is tried again in a transaction of
+    its own, so a write the store refuses (a stale fencing token, a request id already
+    recorded...) fails only its own call; a store outage fails the whole group at once
+    (trying each write would only meet the same outage). Each caller's future gets its
+    own outcome; nothing of a failed write is stored (its transaction rolled back).
+    Writes of one table are never in one group: a call holds its table's lock until
+    its write is settled.
+    """
+
+    def __init__(self, store: EventStore, box: SeedBox, *, max_group: int = 256) -> None:
+        self.store = store
+        self.box = box
+        self.max_group = max_group
+        # SQLite in memory keeps a connection per thread (or one for all): write there on
+        # the loop, as the other writers of that store do
+        self.off_loop = not isinstance(store.engine.pool, (SingletonThreadPool, StaticPool))
+        self._queue: list[PendingWrite] = []
+        self._task: asyncio.Task[None] | None = None
+        self.groups = 0  # transactions that committed a group
+        self.writes = 0  # writes committed
+        self.retried = 0  # groups whose writes were tried again one by one
+
+    @property
+    def queued(self) -> int:
+        """Writes waiting for the next transaction."""
+        return len(self._queue)
+
+    def write_now(self, writes: Sequence[PendingWrite]) -> None:
+        """Store ``writes`` in one transaction (in the calling thread)."""
+        with self.store.transaction() as tx:
+            write_all(tx, writes, self.box)
+
+    def submit(self, w: PendingWrite) -> asyncio.Future[None]:
+        """Queue ``w``; the future is settled once it is stored or refused."""
+        loop = asyncio.get_running_loop()
+        w.done = loop.create_future()
+        self._queue.append(w)
+        if self._task is None or self._task.done():
+            self._task = loop.create_task(self._run())
+        return w.done
+
+    async def _store(self, writes: Sequence[PendingWrite]) -> None:
+        if self.off_loop:
+            await asyncio.to_thread(self.write_now, writes)
+        else:
+            self.write_now(writes)
+
+    async def _run(self) -> None:
+        while self._queue:
+            group = self._queue[: self.max_group]
+            del self._queue[: len(group)]
+            try:
+                try:
+                    await self._store(group)
+                except Exception as e:
+                    if len(group) == 1 or store_outage(e) is not None:
+                        for w in group:
+                            self._settle(w, _own(e))
+                        continue
+                    self.retried += 1
+                    for w in group:
+                        try:
+                            await self._store([w])
+                        except Exception as e1:
+                            self._settle(w, e1)
+                        else:
+                            self.groups += 1
+                            self._settle(w, None)
+                else:
+                    self.groups += 1
+                    for w in group:
+                        self._settle(w, None)
+            except BaseException:  # cancelled (shutdown): whether it committed is unknown
+                for w in group + self._queue:
+                    self._settle(w, StoreUnavailable("the dealer stopped while storing the call"))
+                self._queue.clear()
+                raise
+
+    def _settle(self, w: PendingWrite, err: BaseException | None) -> None:
+        if w.done is None or w.done.done():
+            return
+        if err is None:
+            self.writes += 1
+            w.done.set_result(None)
+        else:
+            w.done.set_exception(err)
+
+
+def _own(e: Exception) -> BaseException:
+    """An exception of its own for each caller of a failed group (one exception object
+    raised in several tasks would pile up their tracebacks): a store outage as a fresh
+    :class:`StoreUnavailable`; anything else as it is."""
+    return store_outage(e) or e
+
+
+async def through(aw: Awaitable[T]) -> T:
+    """Await ``aw`` (run as a task of its own) to its end even if the caller is
+    cancelled meanwhile, then deliver the cancellation: a call's commit, once its
+    batch is made, is never abandoned half way (its table stays locked until the
+    store's answer is known and, on a failure, the table is rebuilt)."""
+    task = asyncio.ensure_future(aw)
+    cancelled = False
+    while True:
+        try:
+            result = await asyncio.shield(task)
+            break
+        except asyncio.CancelledError:
+            if task.done():
+                raise
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return result
+
+
 class DealerCore:
-    """Persist-then-publish around the pure dealer; shared by gRPC and in-process drivers."""
+    """Persist-then-publish around the pure dealer; shared by gRPC and in-process drivers.
+
+    Locking. Every change to one table — a gateway call, a turn the dealer's clock
+    plays, a rebuild from the log — holds that table's lock (:meth:`table_lock`) from
+    its first look at the table (for a gateway call: the request id's stored result)
+    until its batch is stored or refused and, on a refusal, the table is rebuilt: calls
+    at one table are strictly serialised, calls at different tables run concurrently
+    (the pure :class:`Dealer` keeps each table's state apart, and asyncio runs the
+    in-memory changes between two awaits without interleaving). :attr:`lock`, the
+    dealer-wide lock, is taken only by the dealer's own passes over all its tables (a
+    turn-clock sweep, a lease renewal, :meth:`recover`), which never run at once; they
+    too take a table's lock before touching it. Order: the dealer-wide lock, then one
+    table's lock; nothing waits for the dealer-wide lock while holding a table's, and
+    nothing holds two tables' locks.
+
+    Storing. A call's batch goes to :class:`GroupCommitter`: the batches submitted while
+    the previous transaction ran are stored together in one transaction, off the event
+    loop; a refused batch fails only its own call (see there). A call with a request id
+    is known here (:meth:`request_settled`) from the moment its batch is submitted until
+    the store has answered, so a concurrent call with the same id waits for that answer
+    and then reads the stored result.
+    """
 
     def __init__(
         self, dealer: Dealer, store: EventStore, bus: Bus | None, *, seed_box: SeedBox
@@ -76,7 +312,16 @@ class DealerCore:
         self.store = store
         self.bus = bus
         self.seed_box = seed_box  # seals server seeds at rest (the dealer's key only)
-        self.lock = asyncio.Lock()
+        self.lock = asyncio.Lock()  # the dealer-wide passes (see the class docstring)
+        self.table_locks = TableLocks()
+        self.committer = GroupCommitter(store, seed_box)
+        # request id -> settled when the call's batch is stored or refused
+        self._in_flight: dict[str, asyncio.Future[None]] = {}
+        # table -> the gateway whose OpenTable of it is being stored: the table is in
+        # memory before its opening is committed and its grant recorded, and meanwhile
+        # the authentication interceptor counts that gateway as its owner
+        # (:class:`croupier_services.security.DealerResources`)
+        self.opening: dict[str, str] = {}
         self.feed = FeedHub(store)
         self.last_move_ms: dict[str, int] = {}  # open hand -> when its last event was made
         self.relay: OutboxRelay = relay_for(store, lambda: self.bus, "dealer")
@@ -90,6 +335,17 @@ class DealerCore:
         # why the dealer's own signing key may not sign now (revoked), or None
         self.signing_check: Callable[[], str | None] | None = None
 
+    def table_lock(self, table_id: str) -> contextlib.AbstractAsyncContextManager[None]:
+        """Hold ``table_id``'s lock for the ``async with`` block."""
+        return self.table_locks.hold(table_id)
+
+    async def request_settled(self, request_id: str) -> None:
+        """Wait until no call with ``request_id`` is being stored (its record, if it
+        was stored, is then in the store)."""
+        while (f := self._in_flight.get(request_id)) is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(f)
+
     def check_signing_key(self) -> None:
         """Refuse to write (:class:`SigningKeyRevoked`) once the trusted keyring revokes
         a key this dealer signs with; counted and logged."""
@@ -102,7 +358,7 @@ class DealerCore:
     async def expire(self, hand_id: str, source: str) -> Batch:
         """Play the rules' automatic move for the seat a hand waits on (托管); ``source``
         is who decided the turn timed out (``gateway`` or the dealer's own ``clock``).
-        Call with the lock held."""
+        Call with the hand's table's lock held."""
         h = self.dealer.hand(hand_id)
         b = self.dealer.expire(hand_id)
         await self.commit(h.table_id, b)
@@ -115,10 +371,12 @@ class DealerCore:
         player gets the rules' automatic move. Returns how many turns were played."""
         n = 0
         for hid in list(self.dealer.hands):
-            async with self.lock:
-                hand = self.dealer.hands.get(hid)
-                if hand is None:
-                    continue
+            hand = self.dealer.hands.get(hid)
+            if hand is None:
+                continue
+            async with self.lock, self.table_lock(hand.table_id):
+                if self.dealer.hands.get(hid) is not hand:
+                    continue  # closed (or the table rebuilt) meanwhile
                 if self.ownership is not None and hand.table_id not in self.ownership.leases:
                     continue  # another replica's table (or not yet taken): not ours to time
                 limit = turn_timeout_ms(hand.state.variant)
@@ -155,7 +413,9 @@ class DealerCore:
                 async with self.lock:
                     lost = own.renew_all()
                     for t in lost:
-                        self.drop(t)
+                        async with self.table_lock(t):
+                            if t not in own.leases:  # not taken again meanwhile
+                                self.drop(t)
                 for t in lost:
                     metrics.LEASES_LOST.inc()
                     log.warning("lease on table %s lost; table dropped from memory", t)
@@ -173,6 +433,10 @@ class DealerCore:
         table here: each is rebuilt from the log when the replica takes it. Returns
         (tables restored, hands republished). What it reads grows with the open tables
         and the unanswered hands, not with the log."""
+        async with self.lock:
+            return await self._recover(republish_window_ms)
+
+    async def _recover(self, republish_window_ms: int) -> tuple[int, int]:
         tables = 0
         page: list[TableRecord] = []
         # a replica loads a table when it takes it (:meth:`take`), not at start: what it
@@ -306,7 +570,7 @@ class DealerCore:
         for table_id, variant in self.store.orphaned_tables(own.clock_ms(), limit):
             if turn_timeout_ms(variant) is None or table_id in own.leases:
                 continue
-            async with self.lock:
+            async with self.lock, self.table_lock(table_id):  # the locking rule's order
                 try:
                     self.take(table_id)
                 except TableOwnedElsewhere:
@@ -323,7 +587,7 @@ class DealerCore:
         routed there), an expired or released one is taken — and, when that is a new
         tenure (a new token), the table is rebuilt from the log, open hand and bets
         included: whatever this replica held in memory may be older than what the
-        previous owner wrote. Call with the lock held."""
+        previous owner wrote. Call with the table's lock held."""
         own = self.ownership
         if own is None:
             return
@@ -345,7 +609,8 @@ class DealerCore:
 
     def resync(self, table_id: str) -> None:
         """Forget a table's in-memory state and rebuild it from the store: after a failed
-        commit the dealer's memory is ahead of the log and must not be built upon."""
+        commit the dealer's memory is ahead of the log and must not be built upon. Call
+        with the table's lock held."""
         fence = self.fences.get(table_id)
         self.drop(table_id)
         if fence is not None:
@@ -367,7 +632,7 @@ class DealerCore:
                 while True:
                     await asyncio.sleep(delay)
                     try:
-                        async with self.lock:
+                        async with self.table_lock(table_id):
                             self.resync(table_id)
                         log.info("table %s rebuilt from the log", table_id)
                         return
@@ -382,37 +647,41 @@ class DealerCore:
     def persist(
         self, b: Batch, request: RequestRecord | None = None, table_id: str | None = None
     ) -> None:
-        """One transaction: the fencing check of each leased table it touches, the
-        batch's table rows, secrets, events and seals, its closed
+        """One transaction, in the calling thread: the fencing check of each leased
+        table it touches, the batch's table rows, secrets, events and seals, its closed
         hands' outbox rows, and the gateway call's request record (its stored result)
         when the call has a request id."""
+        w = self.prepare(b, request, table_id)
+        if w is not None:
+            self.committer.write_now([w])
+            self.dealer.committed(b)  # the open hands keep the seals made for it
+
+    def prepare(
+        self, b: Batch, request: RequestRecord | None = None, table_id: str | None = None
+    ) -> PendingWrite | None:
+        """What :meth:`persist` writes for the batch, taken from memory now (None: nothing
+        to write)."""
         if b.empty() and request is None:
-            return
+            return None
         self.dealer.seal(b)  # what the dealer left unsealed: one seal per producer
         fenced = {r.table_id for r in b.tables} | {r.table_id for r in b.streams}
         if table_id is not None:
             fenced.add(table_id)
-        with self.store.transaction() as tx:
-            for t in sorted(fenced & self.fences.keys()):
-                tx.fence(t, self.fences[t])
-            tx.put_tables([self._record(r) for r in b.tables])
-            for sid, seed in b.secrets:
-                tx.put_secret(sid, seed, self.dealer.clock_ms(), self.seed_box)
-            if b.events:
-                tx.append(
-                    b.events,
-                    b.seals,
-                    [
-                        StreamInfo(
-                            r.stream_id, r.kind, r.variant, r.table_id, r.shoe_id, r.opened_at_ms
-                        )
-                        for r in b.streams
-                    ],
-                )
-                ob.enqueue(tx.connection, self.outbox_items(b), self.dealer.clock_ms())
-            if request is not None:
-                tx.put_request(request)
-        self.dealer.committed(b)
+        return PendingWrite(
+            table_id=table_id or "",
+            fences=[(t, self.fences[t]) for t in sorted(fenced & self.fences.keys())],
+            tables=[self._record(r) for r in b.tables],
+            secrets=list(b.secrets),
+            at_ms=self.dealer.clock_ms(),
+            events=list(b.events),
+            seals=list(b.seals),
+            streams=[
+                StreamInfo(r.stream_id, r.kind, r.variant, r.table_id, r.shoe_id, r.opened_at_ms)
+                for r in b.streams
+            ],
+            outbox=self.outbox_items(b) if b.events else [],
+            request=request,
+        )
 
     @staticmethod
     def outbox_items(b: Batch) -> list[OutboxItem]:
@@ -432,30 +701,60 @@ class DealerCore:
         rows), feed the table's watchers, wake the outbox relay. If the store refuses the
         batch, the table is rebuilt from what the store holds and the error goes back to
         the caller (nothing of the batch took effect). Once the store has committed,
-        nothing here fails the call: publishing is the relay's, outside the call."""
+        nothing here fails the call: publishing is the relay's, outside the call. Call
+        with the table's lock held; a cancelled caller's commit still runs to its end
+        (:func:`through`)."""
+        settled: asyncio.Future[None] | None = None
+        if request is not None:  # known at once: no await since its id was looked up
+            settled = asyncio.get_running_loop().create_future()
+            self._in_flight[request.request_id] = settled
+        await through(self._commit(table_id, b, request, settled))
+
+    async def _commit(
+        self,
+        table_id: str,
+        b: Batch,
+        request: RequestRecord | None,
+        settled: asyncio.Future[None] | None,
+    ) -> None:
+        rid = request.request_id if request is not None else None
         try:
-            self.check_signing_key()  # nothing signed by a revoked key is written
-            if self.ownership is not None:  # the table's lease (claimed if not held live)
-                token = self.ownership.lease_for(table_id).token
-                prev = self.fences.get(table_id)
-                if prev is not None and prev != token:
-                    # a new tenure since this table was loaded: memory may be stale
-                    self.fences.pop(table_id, None)
-                    raise StaleFencingToken(
-                        f"table {table_id} was loaded under token {prev}, now {token}",
-                        table_id=table_id,
-                        token=prev,
-                        current=token,
-                    )
-                self.fences[table_id] = token
-            self.persist(b, request, table_id)
-        except Exception:
-            log.exception("commit failed at table %s; rebuilding it from the log", table_id)
             try:
-                self.resync(table_id)
-            except Exception:  # the store is down: rebuild the table when it is back
-                self._resync_later(table_id)
-            raise
+                self.check_signing_key()  # nothing signed by a revoked key is written
+                if self.ownership is not None:  # the table's lease (claimed if not held live)
+                    token = self.ownership.lease_for(table_id).token
+                    prev = self.fences.get(table_id)
+                    if prev is not None and prev != token:
+                        # a new tenure since this table was loaded: memory may be stale
+                        self.fences.pop(table_id, None)
+                        raise StaleFencingToken(
+                            f"table {table_id} was loaded under token {prev}, now {token}",
+                            table_id=table_id,
+                            token=prev,
+                            current=token,
+                        )
+                    self.fences[table_id] = token
+                w = self.prepare(b, request, table_id)
+                if w is not None:
+                    await self.committer.submit(w)
+            except BaseException:
+                log.exception("commit failed at table %s; rebuilding it from the log", table_id)
+                try:
+                    self.resync(table_id)
+                except Exception:  # the store is down: rebuild the table when it is back
+                    self._resync_later(table_id)
+                raise
+        finally:
+            if rid is not None and settled is not None:
+                if self._in_flight.get(rid) is settled:
+                    del self._in_flight[rid]
+                settled.set_result(None)
+        self._committed(b)
+
+    def _committed(self, b: Batch) -> None:
+        """After the store committed ``b``: the open hands' seals, the feed, leases of
+        closed tables, the turn clock, the relay, the counters."""
+        self.dealer.committed(b)
         self.feed.notify()
         for r in b.tables:
             if not r.open:  # closed: nothing of the table stays (fencing token, lease)
@@ -528,10 +827,13 @@ def _body(request: Message) -> bytes:
 
 class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
     """The gateway API. Each mutating call: edge limits (:mod:`croupier.limits`), then,
-    under the dealer lock, the request id's stored result if there is one
-    (:mod:`croupier.store.requests`), the optimistic ``expected_seq`` check, the dealer's
-    move, and one commit holding the events and the call's result. Who may call what is
-    decided before any of this by the authentication interceptor (:mod:`croupier.auth`)."""
+    under its table's lock (:meth:`DealerCore.table_lock`; calls at other tables go on
+    meanwhile), the request id's stored result if there is one
+    (:mod:`croupier.store.requests`; a call with the same id still being stored is
+    waited for first), the optimistic ``expected_seq`` check, the dealer's move, and one
+    commit holding the events and the call's result (stored in a group with other
+    tables' calls, :class:`GroupCommitter`). Who may call what is decided before any of
+    this by the authentication interceptor (:mod:`croupier.auth`)."""
 
     def __init__(
         self,
@@ -573,19 +875,21 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             )
         else:
             metrics.GATEWAY_NO_REQUEST_ID.labels(method).inc()
-        async with self.core.lock:
+        owned = table if table is not None else self._table_of(hand_id)
+        # a hand id naming no table matches no hand: its call only fails, under a lock
+        # of its own (no table id has a ':')
+        async with self.core.table_lock(owned if owned is not None else f"hand:{hand_id}"):
             digest = b""
             if rid:
                 digest = request_hash(method, _body(request))
+                await self.core.request_settled(rid)  # the same id in flight elsewhere
                 stored = replay(self.core.store.get_request(rid), method, digest)
                 if stored is not None:
                     metrics.GATEWAY_REPLAYS.labels(method).inc()
                     context.set_trailing_metadata((("croupier-replayed", "true"),))
                     return response_type.FromString(stored)
-            if self.core.ownership is not None:  # a replica: the table is ours, or routed
-                owned = table if table is not None else self._table_of(hand_id)
-                if owned is not None:
-                    self.core.take(owned)
+            if self.core.ownership is not None and owned is not None:
+                self.core.take(owned)  # a replica: the table is ours, or routed
             if hand_id is not None and request.HasField("expected_seq"):
                 expected = limits.expected_seq(request.expected_seq)
                 last = self.dealer.hand(hand_id).writer.next_seq - 1
@@ -595,6 +899,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                         expected=expected,
                         actual=last,
                     )
+            # the table ``apply`` changes is ``owned``: a hand in memory is looked up by
+            # the same id, and a hand's id names its table (``_table_of``)
             table_id, b, resp = apply()
             record = None
             if rid:
@@ -629,9 +935,15 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         limits.table_id(request.table_id)
         limits.variant(request.variant)
         limits.client_seed(request.client_seed)
+        caller = current_identity()
+        marked = False
 
         def apply() -> tuple[str, Batch, gateway_pb2.OpenTableResponse]:
+            nonlocal marked
             b = self.dealer.open_table(request.table_id, request.variant, request.client_seed)
+            if caller is not None:  # until the interceptor records its grant
+                self.core.opening[request.table_id] = caller.subject
+                marked = True
             t = self.dealer.table(request.table_id)
             cfg = engine_for(t.variant).config
             shoe = t.shoe
@@ -648,14 +960,20 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                 ),
             )
 
-        return await self._once(
-            "OpenTable",
-            request,
-            context,
-            gateway_pb2.OpenTableResponse,
-            apply,
-            table=request.table_id,
-        )
+        try:
+            return await self._once(
+                "OpenTable",
+                request,
+                context,
+                gateway_pb2.OpenTableResponse,
+                apply,
+                table=request.table_id,
+            )
+        finally:
+            # the grant follows the handler's return with no await between (and a
+            # failed opening was dropped from memory by the rebuild)
+            if marked:
+                self.core.opening.pop(request.table_id, None)
 
     @rpc("OpenShoe")
     async def OpenShoe(

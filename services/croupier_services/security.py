@@ -78,6 +78,9 @@ class DealerResources:
         owners = self.store.table_owners(table_id)
         if owners:
             return owners
+        opener = self.core.opening.get(table_id)
+        if opener is not None:  # its opening is being stored: its grant follows
+            return frozenset({opener})
         if table_id in self.core.dealer.tables or self.store.list_streams(
             table_id=table_id, limit=1
         ):

@@ -183,9 +183,17 @@ async def test_the_bots_client_retries_with_the_same_request_id(idle_cluster: Cl
     )
     client = GatewayClient(c.gw, RetryPolicy(timeout_s=0.3, first_backoff_s=0.2))
     req = gateway_pb2.PlaceBetsRequest(hand_id=h.hand_id, bets=_bets((1, "banker", 1_000)))
-    await c.core.lock.acquire()  # the dealer is busy for 0.6 s
-    asyncio.get_running_loop().call_later(0.6, c.core.lock.release)
+
+    async def busy() -> None:  # the dealer is busy at this table for 0.6 s
+        async with c.core.table_lock(table):
+            started.set()
+            await asyncio.sleep(0.6)
+
+    started = asyncio.Event()
+    holder = asyncio.create_task(busy())
+    await started.wait()
     placed = await client.PlaceBets(req)
+    await holder
     assert client.retries >= 1 and req.request_id
     assert c.store.get_request(req.request_id) is not None
     assert c.store.count_requests() == 1

@@ -1,0 +1,302 @@
+"""The gateway path under concurrent tables: baccarat coups (OpenHand, PlaceBets,
+CloseBetting, each with a request id) played at N tables at once over real gRPC.
+
+    .venv/bin/python bench/bench_gateway.py [--tables 1,16,64] [--seconds 10]
+        [--database-url URL] [--insecure]
+
+For each N, a dealer process is started (this script with ``--serve``): the dealer's
+:class:`GatewayServicer` behind the authentication interceptor as production serves it
+(TLS with client certificates, identity tokens, table grants, seat tokens; ``--insecure``:
+a bare server, no interceptor), over a fresh store (a temporary SQLite file, or
+``--database-url``, e.g. PostgreSQL, shared by the runs) and no bus (closed hands go to
+the outbox; nothing publishes them). This process is the gateway: N tables, each
+playing coups back to back for ``--seconds`` after one warm-up coup per table. Printed
+per N: hands/s, p50/p99 of each RPC as the gateway sees it, and CPU µs per hand of the
+dealer process (all its threads, from /proc) and of this client process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from cpu import cpu_seconds
+
+from croupier.auth import AuthDir, Role, SeatTokens, init_dev
+from croupier.auth.material import DEV_SUBJECTS
+from croupier.dealing import Dealer
+from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
+from croupier.signing import load_signer
+from croupier.store import Store
+from croupier.store.secrets import SeedBox
+from croupier_services.config import AuthSettings
+from croupier_services.dealer import DealerCore, GatewayServicer
+from croupier_services.grpc_util import bind, make_server
+from croupier_services.keys import TrustedKeys, init_keys, key_path
+from croupier_services.security import (
+    DealerResources,
+    client_channel,
+    seat_metadata,
+    server_security,
+)
+
+RPCS = ("OpenHand", "PlaceBets", "CloseBetting")
+SEATS = 3
+STACK = 10**14
+BET = 1_000
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+# ----------------------------------------------------------------------------- dealer
+
+
+def build_core(store: Store, keys: Path, auth: AuthDir) -> DealerCore:
+    trust = TrustedKeys.from_dir(keys)
+    for entry in trust.keyring.entries:
+        store.put_key(entry.cache_entry())
+    signers = {p: load_signer(key_path(keys, p)) for p in ("dealer", "gateway")}
+    dealer = Dealer(signers["dealer"], signers["gateway"], clock_ms=now_ms)
+    return DealerCore(dealer, store, None, seed_box=SeedBox(auth.seed_key.read_bytes()))
+
+
+async def serve(work: Path, url: str, insecure: bool) -> None:
+    """The dealer process: serve until SIGTERM, then write its commit counters."""
+    store = Store.open(url, upgrade=True)
+    auth = AuthDir(work / "auth")
+    core = build_core(store, work / "keys", auth)
+    core.relay.kick = lambda: None  # type: ignore[method-assign]  # no bus: nothing publishes
+    if insecure:
+        server = grpc.aio.server()
+        gateway_pb2_grpc.add_GatewayServiceServicer_to_server(GatewayServicer(core), server)
+        port = server.add_insecure_port("127.0.0.1:0")
+    else:
+        security = server_security(AuthSettings.from_env(str(auth.root)))
+        seats = SeatTokens(auth.seat_key.read_bytes())
+        server = make_server(security, resources=DealerResources(core), seat_tokens=seats)
+        gateway_pb2_grpc.add_GatewayServiceServicer_to_server(GatewayServicer(core, seats), server)
+        port = bind(server, "127.0.0.1", 0, security)
+    await server.start()
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    (work / "port.tmp").write_text(str(port))
+    (work / "port.tmp").rename(work / "port")
+    await stop.wait()
+    await server.stop(0)
+    committer = getattr(core, "committer", None)  # absent before group commit
+    stats = {
+        "groups": getattr(committer, "groups", 0),
+        "writes": getattr(committer, "writes", 0),
+        "retried": getattr(committer, "retried", 0),
+    }
+    (work / "stats.json").write_text(json.dumps(stats))
+    store.close()
+
+
+# ----------------------------------------------------------------------------- gateway
+
+
+@dataclass
+class Run:
+    tables: int
+    seconds: float = 0.0
+    hands: int = 0
+    dealer_cpu_s: float = 0.0
+    client_cpu_s: float = 0.0
+    latency_ms: dict[str, list[float]] = field(default_factory=lambda: {r: [] for r in RPCS})
+    stats: dict[str, int] = field(default_factory=dict)
+
+
+def pct(xs: list[float], q: float) -> float:
+    if not xs:
+        return float("nan")
+    if len(xs) == 1:
+        return xs[0]
+    return statistics.quantiles(xs, n=100, method="inclusive")[int(q) - 1]
+
+
+async def drive(work: Path, port: int, n: int, seconds: float, insecure: bool, pid: int) -> Run:
+    auth = AuthDir(work / "auth")
+    target = f"127.0.0.1:{port}"
+    channel = (
+        grpc.aio.insecure_channel(target)
+        if insecure
+        else client_channel(target, auth.root, Role.GATEWAY)
+    )
+    gw = gateway_pb2_grpc.GatewayServiceStub(channel)
+    tokens = SeatTokens(auth.seat_key.read_bytes())
+    gateway = DEV_SUBJECTS[Role.GATEWAY]
+    run = Run(n)
+    measuring = False
+    deadline = 0.0
+
+    def rid() -> str:
+        return uuid.uuid4().hex
+
+    async def call(name: str, fn: Any, req: Any, **kw: Any) -> Any:
+        t0 = time.perf_counter()
+        out = await fn(req, timeout=60, **kw)
+        if measuring:
+            run.latency_ms[name].append((time.perf_counter() - t0) * 1e3)
+        return out
+
+    async def table(i: int, warmed: asyncio.Event, go: asyncio.Event) -> None:
+        nonlocal measuring
+        t = f"bench_{i}_{uuid.uuid4().hex[:8]}"
+        await gw.OpenTable(
+            gateway_pb2.OpenTableRequest(table_id=t, variant="baccarat", request_id=rid()),
+            timeout=60,
+        )
+        seats = [
+            gateway_pb2.SeatEntry(seat=s, player_id=f"{t}_p{s}", stack_minor=STACK)
+            for s in range(1, SEATS + 1)
+        ]
+        md = seat_metadata([tokens.issue(gateway, t, 1, f"{t}_p1")[0]])
+        bets = [gateway_pb2.Bet(seat=1, spot="banker", amount_minor=BET)]
+        first = True
+        while first or time.perf_counter() < deadline:
+            counted = measuring
+            h = await call(
+                "OpenHand",
+                gw.OpenHand,
+                gateway_pb2.OpenHandRequest(table_id=t, seats=seats, request_id=rid()),
+            )
+            await call(
+                "PlaceBets",
+                gw.PlaceBets,
+                gateway_pb2.PlaceBetsRequest(hand_id=h.hand_id, bets=bets, request_id=rid()),
+                metadata=md,
+            )
+            await call(
+                "CloseBetting",
+                gw.CloseBetting,
+                gateway_pb2.CloseBettingRequest(hand_id=h.hand_id, request_id=rid()),
+            )
+            if counted and measuring:
+                run.hands += 1
+            if first:
+                first = False
+                warmed.set()
+                await go.wait()
+
+    try:
+        warm = [asyncio.Event() for _ in range(n)]
+        go = asyncio.Event()
+        tasks = [asyncio.create_task(table(i, warm[i], go)) for i in range(n)]
+        warmed = asyncio.ensure_future(asyncio.gather(*(e.wait() for e in warm)))
+        await asyncio.wait([warmed, *tasks], return_when=asyncio.FIRST_COMPLETED)
+        for t in tasks:
+            if t.done():
+                t.result()  # a table failed: say why
+        cpu0, own0 = cpu_seconds(pid), time.process_time()
+        t0 = time.perf_counter()
+        deadline = t0 + seconds
+        measuring = True
+        go.set()
+        await asyncio.gather(*tasks)
+        measuring = False
+        run.seconds = time.perf_counter() - t0
+        run.dealer_cpu_s = cpu_seconds(pid) - cpu0
+        run.client_cpu_s = time.process_time() - own0
+    finally:
+        await channel.close()
+    return run
+
+
+def one(n: int, seconds: float, url: str | None, insecure: bool) -> Run:
+    with tempfile.TemporaryDirectory(prefix="bench-gw-") as d:
+        work = Path(d)
+        init_dev(work / "auth")
+        init_keys(work / "keys")
+        db = url or f"sqlite:///{work / 'bench.sqlite'}"
+        cmd = [sys.executable, __file__, "--serve", str(work), "--database-url", db]
+        proc = subprocess.Popen([*cmd, *(["--insecure"] if insecure else [])])
+        try:
+            while not (work / "port").exists():
+                if proc.poll() is not None:
+                    raise SystemExit(f"the dealer process exited with {proc.returncode}")
+                time.sleep(0.05)
+            port = int((work / "port").read_text())
+            run = asyncio.run(drive(work, port, n, seconds, insecure, proc.pid))
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(30)
+        if (work / "stats.json").exists():
+            run.stats = json.loads((work / "stats.json").read_text())
+        return run
+
+
+def report(runs: list[Run]) -> None:
+    head = "| tables | hands/s |"
+    rule = "|---:|---:|"
+    for r in RPCS:
+        head += f" {r} p50 / p99 ms |"
+        rule += "---:|"
+    head += " dealer CPU µs/hand | gateway (client) CPU µs/hand | batches per commit |"
+    rule += "---:|---:|---:|"
+    print(head)
+    print(rule)
+    for run in runs:
+        row = f"| {run.tables} | {run.hands / run.seconds:,.0f} |"
+        for r in RPCS:
+            xs = run.latency_ms[r]
+            row += f" {pct(xs, 50):.1f} / {pct(xs, 99):.1f} |"
+        per_hand = 1e6 / max(run.hands, 1)
+        groups = run.stats.get("groups", 0)
+        size = f"{run.stats['writes'] / groups:.1f}" if groups else "–"
+        row += f" {run.dealer_cpu_s * per_hand:,.0f} | {run.client_cpu_s * per_hand:,.0f} |"
+        row += f" {size} |"
+        print(row)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tables", default="1,16,64", help="comma-separated table counts")
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--database-url")
+    ap.add_argument("--insecure", action="store_true", help="no TLS, no interceptor")
+    ap.add_argument("--serve", metavar="DIR", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.serve:
+        prof = os.environ.get("BENCH_GATEWAY_PROFILE")  # a cProfile dump of the dealer
+        if prof:
+            import cProfile
+
+            with cProfile.Profile() as pr:
+                asyncio.run(serve(Path(a.serve), a.database_url, a.insecure))
+            pr.dump_stats(prof)
+        else:
+            asyncio.run(serve(Path(a.serve), a.database_url, a.insecure))
+        return
+    runs = []
+    for n in (int(x) for x in a.tables.split(",")):
+        run = one(n, a.seconds, a.database_url, a.insecure)
+        print(
+            f"{n} tables: {run.hands} hands in {run.seconds:.1f} s, load average "
+            f"{os.getloadavg()[0]:.1f}",
+            file=sys.stderr,
+        )
+        runs.append(run)
+    report(runs)
+
+
+if __name__ == "__main__":
+    main()
