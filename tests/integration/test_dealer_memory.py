@@ -13,6 +13,7 @@ from __future__ import annotations
 import gc
 import itertools
 import tracemalloc
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from croupier.dealing import Batch, Dealer
@@ -46,6 +47,23 @@ def retained() -> int:
     return tracemalloc.get_traced_memory()[0]
 
 
+async def growth(
+    cycle: Callable[[int], Awaitable[None]], warm: int, first: int, then: int
+) -> tuple[int, int]:
+    """Memory kept after ``first`` cycles and after ``then`` more, past a warm-up of
+    ``warm`` (engine caches, the first statements), in bytes."""
+    await cycle(warm)
+    tracemalloc.start()
+    try:
+        base = retained()
+        await cycle(first)
+        small = retained() - base
+        await cycle(then)
+        return small, retained() - base
+    finally:
+        tracemalloc.stop()
+
+
 async def test_ten_thousand_tables_opened_and_closed_retain_bounded_memory(
     tmp_path: Path,
 ) -> None:
@@ -68,16 +86,7 @@ async def test_ten_thousand_tables_opened_and_closed_retain_bounded_memory(
                 b.extend(core.dealer.close_table(t))
             await core.commit(ids[0], b)
 
-    await cycle(200)  # warm up: engine caches, the first statements
-    tracemalloc.start()
-    try:
-        base = retained()
-        await cycle(1_000)
-        small = retained() - base
-        await cycle(9_000)
-        large = retained() - base
-    finally:
-        tracemalloc.stop()
+    small, large = await growth(cycle, 200, 1_000, 9_000)
     print(f"\nretained after 1,000 tables: {small:,} B; after 10,000: {large:,} B")
     assert next(n) == 10_200
     assert not core.dealer.tables and not core.dealer.hands and not core.last_move_ms
@@ -98,16 +107,7 @@ async def test_a_replica_keeps_no_lease_or_token_of_a_closed_table(tmp_path: Pat
             assert t in core.fences and t in own.leases
             await core.commit(t, core.dealer.close_table(t))
 
-    await cycle(20)
-    tracemalloc.start()
-    try:
-        base = retained()
-        await cycle(100)
-        small = retained() - base
-        await cycle(400)
-        large = retained() - base
-    finally:
-        tracemalloc.stop()
+    small, large = await growth(cycle, 20, 100, 400)
     print(f"\nreplica: retained after 100 tables: {small:,} B; after 500: {large:,} B")
     assert not core.fences and not own.leases and not core.dealer.tables
     assert own.renew_all() == []  # nothing left to renew

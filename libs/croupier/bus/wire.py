@@ -68,11 +68,9 @@ class _Seals:
         try:
             key = (d["producer"], d["key_id"], d["sealed_at_ms"], d["signature"])
             entries = d["entries"]
+            hit = self.kept.get(key)  # TypeError: a part is not hashable
         except (KeyError, TypeError):
             return Seal.from_json_dict(d)  # words the error
-        if type(entries) is not list or not all(type(k) is str or type(k) is int for k in key):
-            return Seal.from_json_dict(d)
-        hit = self.kept.get(key)
         if hit is not None and hit[0] == entries:
             return hit[1]
         s = Seal.from_json_dict(d)
