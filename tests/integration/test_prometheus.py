@@ -182,6 +182,23 @@ def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         else:
             raise AssertionError("demo ended before serving:\n" + "".join(out))
         assert any("verdict: PASS" in line for line in out), "".join(out)
+        # what an operator and an auditor are told to use: the pinned files, and the
+        # embedded nats-server's per-service credentials in a file only its owner reads
+        # (printed after "serving until", so read up to that line)
+        for line in demo.stdout:
+            out.append(line)
+            if line.startswith("embedded nats-server"):
+                break
+        text = "".join(out)
+        assert f"{work / 'demo' / 'trust-root.pub'} (--trust-root)" in text, text
+        assert f"{work / 'demo' / 'keys' / 'log.vkey'} (--log-key)" in text, text
+        urls = work / "demo" / "auth" / "nats-urls"
+        assert urls.stat().st_mode & 0o777 == 0o600
+        users = dict(line.split(" ", 1) for line in urls.read_text().splitlines())
+        assert set(users) == {"dealer", "rules", "settlement", "audit", "provision"}
+        assert all(
+            u.startswith(("nats://", "tls://")) and "@127.0.0.1:" in u for u in users.values()
+        )
         base = f"http://127.0.0.1:{web}"
 
         def scraped() -> bool:
