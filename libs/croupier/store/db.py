@@ -23,6 +23,8 @@ the database at head and do nothing.
 from __future__ import annotations
 
 import re
+import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -115,7 +117,7 @@ def _sqlite_engine(url: sa.URL, *, echo: bool) -> Engine:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         try:
-            cursor.execute("PRAGMA journal_mode=WAL")
+            _enter_wal(cursor)
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA cache_size=-65536")  # 64 MiB: index pages stay hot
             cursor.execute("PRAGMA foreign_keys=ON")
@@ -131,6 +133,27 @@ def _sqlite_engine(url: sa.URL, *, echo: bool) -> Engine:
             conn.exec_driver_sql("BEGIN")
 
     return engine
+
+
+def _enter_wal(cursor: Any) -> None:
+    """Switch a new connection's database to WAL, waiting out other connections.
+
+    On a new file the switch needs an exclusive lock; while another process holds a
+    shared lock and is itself upgrading (several processes opening one new database at
+    once), SQLite answers "database is locked" at once instead of calling the busy
+    handler (it would deadlock), so the switch is retried here up to the busy timeout.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    pause = 0.001
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or time.monotonic() >= deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
 
 
 @contextmanager
