@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import pytest
@@ -49,12 +50,16 @@ def backend(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-@pytest.fixture
-def engine(backend: str, tmp_path: Path, pg_admin: sa.Engine | None) -> Iterator[sa.Engine]:
+@contextmanager
+def engine_at(
+    backend: str, tmp_path: Path, pg_admin: sa.Engine | None, revision: str = "head"
+) -> Iterator[sa.Engine]:
+    """A new database migrated to ``revision``: a SQLite file in ``tmp_path``, or a fresh
+    PostgreSQL schema (dropped afterwards)."""
     if backend == "sqlite":
-        eng = create_engine(f"sqlite:///{tmp_path / 'store.sqlite'}")
+        eng = create_engine(f"sqlite:///{tmp_path / f'store-{revision}.sqlite'}")
         try:
-            migrate(eng)
+            migrate(eng, revision)
             yield eng
         finally:
             eng.dispose()
@@ -65,12 +70,27 @@ def engine(backend: str, tmp_path: Path, pg_admin: sa.Engine | None) -> Iterator
         c.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
     eng = create_engine(os.environ[PG_ENV], schema=schema)
     try:
-        migrate(eng)
+        migrate(eng, revision)
         yield eng
     finally:
         eng.dispose()
         with pg_admin.connect() as c:
             c.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture
+def engine(backend: str, tmp_path: Path, pg_admin: sa.Engine | None) -> Iterator[sa.Engine]:
+    with engine_at(backend, tmp_path, pg_admin) as eng:
+        yield eng
+
+
+@pytest.fixture
+def engine_at_revision(
+    backend: str, tmp_path: Path, pg_admin: sa.Engine | None
+) -> Callable[[str], AbstractContextManager[sa.Engine]]:
+    """``engine_at_revision("0009")``: a new database of this test's backend at that
+    revision (see :func:`engine_at`)."""
+    return lambda revision: engine_at(backend, tmp_path, pg_admin, revision)
 
 
 @pytest.fixture

@@ -7,9 +7,8 @@ registry."""
 from __future__ import annotations
 
 import itertools
-import os
-import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -17,36 +16,21 @@ import sqlalchemy as sa
 
 from croupier.dealing import Dealer
 from croupier.signing import FileSigner, Signer
-from croupier.store import Store, create_engine, migrate, schema
+from croupier.store import Store, migrate, schema
 from croupier.store.secrets import SeedBox
 from croupier_services.dealer import DealerCore
 
-PG_ENV = "CROUPIER_TEST_DATABASE_URL"
 SEATS = [{"seat": s, "player": f"p{s}", "stack": 1_000_000} for s in (1, 2)]
 COPIED = ("keys", "streams", "events", "seals", "seal_heads", "dealer_secrets")
 
 
 @pytest.fixture
-def old_engine(backend: str, tmp_path: Path, pg_admin: sa.Engine | None) -> Iterator[sa.Engine]:
+def old_engine(
+    engine_at_revision: Callable[[str], AbstractContextManager[sa.Engine]],
+) -> Iterator[sa.Engine]:
     """A database at revision 0001 (before the registry)."""
-    if backend == "sqlite":
-        eng = create_engine(f"sqlite:///{tmp_path / 'old.sqlite'}")
-        migrate(eng, "0001")
+    with engine_at_revision("0001") as eng:
         yield eng
-        eng.dispose()
-        return
-    assert pg_admin is not None
-    name = f"croupier_m_{uuid.uuid4().hex[:16]}"
-    with pg_admin.connect() as c:
-        c.exec_driver_sql(f'CREATE SCHEMA "{name}"')
-    eng = create_engine(os.environ[PG_ENV], schema=name)
-    try:
-        migrate(eng, "0001")
-        yield eng
-    finally:
-        eng.dispose()
-        with pg_admin.connect() as c:
-            c.exec_driver_sql(f'DROP SCHEMA "{name}" CASCADE')
 
 
 def core_on(store: Store, signers: dict[str, Signer]) -> DealerCore:

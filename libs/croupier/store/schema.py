@@ -103,7 +103,7 @@ events = Table(
     # index range (``table_id``, ``global_pos``) instead of the table's whole history
     Column("table_id", String(ID_LEN), nullable=True),
     UniqueConstraint("stream_id", "seq"),
-    UniqueConstraint("hash"),
+    # no unique index on ``hash``: it covers stream and seq, already unique (migration 0010)
     CheckConstraint("seq >= 0", name="seq"),
     Index(None, "table_id", "global_pos"),
 )
