@@ -3,15 +3,18 @@ the start's peak memory, with ``--hands`` hands in the store.
 
     .venv/bin/python bench/bench_dealer_start.py                    # 100,000 hands, SQLite
     .venv/bin/python bench/bench_dealer_start.py --hands 20000 --url postgresql://...
+    .venv/bin/python bench/bench_dealer_start.py --hands 20000 --prefill 1000000
 
 The store is filled through the dealer's own write path (:meth:`DealerCore.persist`, many
 hands per transaction) by the real dealer: history tables of the variants whose hands
 close without player decisions, each hand answered by a ``hand.outcome`` (as the rule
 service would) except the last ``--unanswered``; then the state a restart must restore:
 an idle table of every variant and a hand waiting on a player at the variants that have
-decisions. Then a fresh process (so its peak RSS is the start's alone) opens the store,
-loads the keys and runs ``recover()`` with a bus that only records what is republished.
-Prints one JSON line.
+decisions. ``--prefill N`` first bulk-inserts N settled filler hands (:mod:`prefill`, as
+the pipeline bench's growth mode does), so the log is long without filling it all
+through the dealer. Then a fresh process (so its peak RSS is the start's alone) opens
+the store, loads the keys and runs ``recover()`` with a bus that only records what is
+republished. Prints one JSON line.
 """
 
 # ruff: noqa: E402
@@ -36,6 +39,8 @@ sys.path[:0] = [
     str(Path(os.environ.get("CROUPIER_BENCH_CODE") or Path(__file__).resolve().parents[1]) / d)
     for d in ("libs", "services")
 ]
+
+from prefill import prefill
 
 from croupier.dealing import Batch, Dealer
 from croupier.events import heads_of, make_event, seal
@@ -195,6 +200,9 @@ def main() -> None:
     ap.add_argument("--dir", default="", help="keep the store and keys here (default: a temp dir)")
     ap.add_argument("--repeat", type=int, default=3, help="starts measured")
     ap.add_argument(
+        "--prefill", type=int, default=0, help="bulk-insert this many filler hands first"
+    )
+    ap.add_argument(
         "--baseline", default="", help="also measure the start of the code in this checkout"
     )
     a = ap.parse_args()
@@ -205,10 +213,12 @@ def main() -> None:
         tmp = a.dir or scratch
         url = a.url or f"sqlite:///{tmp}/start.sqlite"
         keys = a.keys or f"{tmp}/keys"
-        report: dict[str, Any] = {
-            "url": url.split("@")[-1],
-            **fill(url, keys, a.hands, a.tables, a.unanswered),
-        }
+        report: dict[str, Any] = {"url": url.split("@")[-1]}
+        if a.prefill:
+            open_store(url).close()  # migrated
+            report["prefill_hands"] = a.prefill
+            report["prefill_s"] = round(prefill(url, a.prefill), 1)
+        report.update(fill(url, keys, a.hands, a.tables, a.unanswered))
         for name, code in (("starts", ""), ("baseline_starts", a.baseline)):
             if name == "baseline_starts" and not code:
                 continue

@@ -34,7 +34,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from cpu import cpu_seconds, rss_kib
+from cpu import cpu_seconds, postgres_cpu_seconds, rss_kib
 from floor import measure
 from prefill import PREFIX, prefill
 
@@ -142,6 +142,7 @@ async def drive(
         if nats_pid:
             pids["nats-server"] = [nats_pid]
         cpu0 = {role: sum(map(cpu_seconds, ps)) for role, ps in pids.items()}
+        pg0 = postgres_cpu_seconds() if db_url.startswith("postgres") else None
         done = 0
         while done < args.hands:
             group = Batch()
@@ -189,6 +190,8 @@ async def drive(
         elapsed = time.perf_counter() - t0
         for role, ps in pids.items():
             CPU[role] = sum(map(cpu_seconds, ps)) - cpu0[role]
+        if pg0 is not None and (pg1 := postgres_cpu_seconds()) is not None:
+            CPU["postgres"] = pg1 - pg0  # the server's backends (the machine's server)
             rss = [rss_kib(pid) for pid in ps]
             RSS[role] = (sum(r[0] for r in rss), sum(r[1] for r in rss))
         for role, ps in pids.items():
@@ -329,7 +332,8 @@ def main() -> None:
         rss, hwm = RSS.get(role, (0, 0))
         print(f"{role:<12} {sec / args.hands * 1e6:>12,.0f} {rss / 1024:>9.1f} {hwm / 1024:>9.1f}")
     total = sum(v for k, v in CPU.items() if k != "audit")
-    print(f"{'pipeline':<12} {total / args.hands * 1e6:>12,.0f}  (dealer+rules+settlement+nats)")
+    parts = "dealer+rules+settlement+nats" + ("+postgres" if "postgres" in CPU else "")
+    print(f"{'pipeline':<12} {total / args.hands * 1e6:>12,.0f}  ({parts})")
     print(f"{'dealer call':<20} {'calls':>7} {'p50 µs':>9} {'p99 µs':>9}")
     for name, xs in LAT.items():
         print(f"{name:<20} {len(xs):>7} {pct(xs, 0.5) * 1e6:>9,.0f} {pct(xs, 0.99) * 1e6:>9,.0f}")

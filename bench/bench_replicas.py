@@ -10,8 +10,10 @@ publishing them to JetStream) on a fresh embedded nats-server and a fresh store
 database of the run's own, dropped afterwards), with ``N`` ``croupier serve rules`` and
 ``N`` ``croupier serve settlement`` processes sharing their durable consumers. It
 reports wall hands/s (first hand opened to last settlement committed) and CPU µs per
-hand per process kind (every replica of a kind summed), then checks the store: every
-hand settled exactly once, one ledger transaction per hand, the ledger zero-sum.
+hand per process kind (every replica of a kind summed; on PostgreSQL also the server's
+backends, read from ``/proc``: the machine's server, so other load on it counts too),
+then checks the store: every hand settled exactly once, one ledger transaction per
+hand, the ledger zero-sum.
 
 Replicas add throughput only where there are idle cores for them: on a machine with
 fewer cores than processes the figures show the cost of a replica (its polling, its
@@ -34,7 +36,7 @@ import bench_pipeline
 from croupier.bus.embedded import EmbeddedNats
 from croupier.testing import ScratchDatabase, store_counts
 
-KINDS = ("dealer", "rules", "settlement", "nats-server")
+KINDS = ("dealer", "rules", "settlement", "nats-server", "postgres")
 
 
 def run(args: argparse.Namespace, replicas: int) -> dict[str, Any]:
@@ -101,14 +103,16 @@ def main() -> None:
     print(
         "| rules + settlement replicas | hands/s (wall) | dealer µs/hand | rules µs/hand "
         "(all replicas) | settlement µs/hand (all replicas) | nats-server µs/hand | "
-        "total µs/hand | RSS MiB | work per replica, % (rules / settlement) |"
+        "PostgreSQL server µs/hand | total µs/hand | RSS MiB | work per replica, % "
+        "(rules / settlement) |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for n, r in rows:
         total = sum(r[k] for k in KINDS)
         print(
             f"| {n} + {n} | {r['rate']:,.0f} | {r['dealer']:,.0f} | {r['rules']:,.0f} | "
-            f"{r['settlement']:,.0f} | {r['nats-server']:,.0f} | {total:,.0f} | "
+            f"{r['settlement']:,.0f} | {r['nats-server']:,.0f} | {r['postgres']:,.0f} | "
+            f"{total:,.0f} | "
             f"{r['rss_mib']:,.0f} | {r['shares']} |"
         )
     print("every run: each hand settled once, one ledger transaction per hand, ledger zero-sum")

@@ -20,3 +20,33 @@ def rss_kib(pid: int) -> tuple[int, int]:
             if line.startswith(("VmRSS:", "VmHWM:")):
                 got[line.split(":")[0]] = int(line.split()[1])
     return got.get("VmRSS", 0), got.get("VmHWM", 0)
+
+
+def _stat(pid: str) -> list[str] | None:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            text = f.read()
+    except OSError:  # gone, or not ours to read
+        return None
+    name = text[text.index("(") + 1 : text.rindex(")")]
+    return [name, *text.rsplit(")", 1)[1].split()]
+
+
+def postgres_cpu_seconds() -> float | None:
+    """CPU seconds of this machine's PostgreSQL server so far: every live ``postgres``
+    process (postmaster, backends, background workers) plus what the postmaster reaped
+    from backends that have exited. ``None`` when no postgres process can be read (a
+    server on another machine, or one this user may not inspect).
+
+    The server is the machine's, not the run's: anything else using it in the same
+    interval is counted too."""
+    procs = {pid: st for pid in os.listdir("/proc") if pid.isdigit() if (st := _stat(pid))}
+    pg = {pid: st for pid, st in procs.items() if st[0] == "postgres"}
+    if not pg:
+        return None
+    ticks = 0
+    for st in pg.values():
+        ticks += int(st[12]) + int(st[13])  # utime, stime
+        if st[2] not in pg:  # the postmaster: its parent is not a postgres process
+            ticks += int(st[14]) + int(st[15])  # cutime, cstime: its reaped backends
+    return ticks / os.sysconf("SC_CLK_TCK")
