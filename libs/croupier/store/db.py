@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -154,6 +154,49 @@ def _enter_wal(cursor: Any) -> None:
                 raise
         time.sleep(pause)
         pause = min(pause * 2, 0.05)
+
+
+_SQLITE_INSERTS: dict[tuple[str, tuple[str, ...]], str | None] = {}
+
+
+def insert_rows(conn: Connection, table: sa.Table, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert ``rows`` (mappings with the same keys, in the same order) into ``table``.
+
+    On SQLite the rows go to the driver's ``executemany`` as tuples, through a statement
+    built once per table and column set: SQLAlchemy's compile and per-row parameter
+    building were a third of the dealer's commit. That path is taken only when no column
+    of the set converts its values on the way in (a bind processor), so what reaches the
+    driver is what SQLAlchemy would have sent. On PostgreSQL SQLAlchemy's insert is used
+    (it batches many rows into one statement)."""
+    if not rows:
+        return
+    cols = tuple(rows[0])
+    sql = _sqlite_insert(conn, table, cols) if is_sqlite(conn) else None
+    if sql is None:
+        conn.execute(table.insert(), list(rows))
+        return
+    conn.exec_driver_sql(sql, [tuple(r[c] for c in cols) for r in rows])
+
+
+def _sqlite_insert(conn: Connection, table: sa.Table, cols: tuple[str, ...]) -> str | None:
+    key = (table.name, cols)
+    try:
+        return _SQLITE_INSERTS[key]
+    except KeyError:
+        pass
+    quote = conn.dialect.identifier_preparer.quote
+    dialect = conn.dialect
+    plain = all(
+        table.c[c].type.dialect_impl(dialect).bind_processor(dialect) is None for c in cols
+    )
+    sql = (
+        f"INSERT INTO {quote(table.name)} ({', '.join(quote(c) for c in cols)}) "
+        f"VALUES ({', '.join('?' * len(cols))})"
+        if plain
+        else None
+    )
+    _SQLITE_INSERTS[key] = sql
+    return sql
 
 
 @contextmanager

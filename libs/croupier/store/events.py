@@ -40,7 +40,7 @@ from croupier import canonical
 from croupier.errors import ChainError, DuplicateEvent, IdempotencyConflict, InvalidInput, NotFound
 from croupier.events import GENESIS, Event, Seal, SealEntry
 from croupier.store import schema, tlog
-from croupier.store.db import AnyRow, Database
+from croupier.store.db import AnyRow, Database, insert_rows
 
 StreamKind = Literal["hand", "shoe"]
 STREAM_KINDS: tuple[str, ...] = ("hand", "shoe")
@@ -407,17 +407,17 @@ def append(
         new_seals = _plan_seals(conn, seals)
         try:
             with conn.begin_nested():
-                if new_streams:
-                    conn.execute(_S.insert(), [_stream_row(s) for s in new_streams])
-                if new_events:
-                    conn.execute(
-                        _E.insert(),
-                        [_event_row(e, states[e.stream].info.table_id) for e in new_events],
-                    )
+                insert_rows(conn, _S, [_stream_row(s) for s in new_streams])
+                insert_rows(
+                    conn,
+                    _E,
+                    [_event_row(e, states[e.stream].info.table_id) for e in new_events],
+                )
                 if new_seals:
-                    conn.execute(_SEALS.insert(), [_seal_row(s) for s in new_seals])
-                    conn.execute(
-                        _HEADS.insert(),
+                    insert_rows(conn, _SEALS, [_seal_row(s) for s in new_seals])
+                    insert_rows(
+                        conn,
+                        _HEADS,
                         [
                             {"seal_id": s.seal_id, "stream_id": stream, "seq": seq}
                             for s in new_seals

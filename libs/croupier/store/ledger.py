@@ -37,7 +37,7 @@ from sqlalchemy.engine import Connection
 from croupier import canonical
 from croupier.errors import IdempotencyConflict, InvalidInput, MoneyError, NotFound
 from croupier.store import schema
-from croupier.store.db import AnyRow, Database
+from croupier.store.db import AnyRow, Database, insert_rows
 
 TxKind = Literal["settle", "void"]
 ESCROW = "escrow"
@@ -248,8 +248,9 @@ def _insert(conn: Connection, items: Sequence[_Pending], at_ms: int) -> list[int
             with conn.begin_nested():
                 stmt = _TX.insert().returning(_TX.c.tx_id, sort_by_parameter_order=True)
                 new_ids = [int(x) for x in conn.execute(stmt, rows).scalars()]
-                conn.execute(
-                    _P.insert(),
+                insert_rows(
+                    conn,
+                    _P,
                     [
                         {"tx_id": tx_id, "line": line, "account": q.account, "amount": q.amount}
                         for tx_id, p in zip(new_ids, new, strict=True)

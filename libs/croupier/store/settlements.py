@@ -21,7 +21,7 @@ from sqlalchemy.engine import Connection
 from croupier import canonical
 from croupier.errors import IdempotencyConflict, InvalidInput, NotFound
 from croupier.store import schema
-from croupier.store.db import AnyRow, Database
+from croupier.store.db import AnyRow, Database, insert_rows
 
 CHUNK = 500
 _ST = schema.settlements
@@ -154,8 +154,9 @@ def put_settlements(conn: Connection, items: Sequence[Settlement]) -> int:
         _check_transactions(conn, new)
         try:
             with conn.begin_nested():
-                conn.execute(
-                    _ST.insert(),
+                insert_rows(
+                    conn,
+                    _ST,
                     [
                         {
                             "hand_id": s.hand_id,

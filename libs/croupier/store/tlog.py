@@ -36,7 +36,7 @@ from sqlalchemy.engine import Connection, Engine
 from croupier.errors import InvalidInput, NotFound
 from croupier.events import Seal
 from croupier.store import schema
-from croupier.store.db import AnyRow, Database, is_sqlite
+from croupier.store.db import AnyRow, Database, insert_rows, is_sqlite
 from croupier.tlog import merkle, seal_leaf_hash
 from croupier.tlog.note import Checkpoint, NoteSigner
 
@@ -126,8 +126,8 @@ def append_seals(conn: Connection, seals: Sequence[Seal]) -> list[int]:
         leaves.append({"leaf_index": c.size, "seal_id": s.seal_id})
         made = c.append(seal_leaf_hash(s))
         nodes += [{"node": node_key(lv, ix), "hash": h} for lv, ix, h in made]
-    conn.execute(_L.insert(), leaves)
-    conn.execute(_N.insert(), nodes)
+    insert_rows(conn, _L, leaves)
+    insert_rows(conn, _N, nodes)
     _EDGES[conn.engine] = (c.size, seals[-1].seal_id, list(c.edge))
     return [int(x["leaf_index"]) for x in leaves]
 
