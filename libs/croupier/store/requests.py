@@ -93,7 +93,7 @@ def put_request(conn: Connection, rec: RequestRecord) -> None:
         response=rec.response,
         created_at_ms=rec.created_at_ms,
     ).on_conflict_do_nothing(index_elements=["request_id"])
-    if conn.execute(stmt).rowcount != 1:
+    if conn.execute(stmt.returning(_R.c.request_id)).first() is None:
         raise IdempotencyConflict(f"request id {rec.request_id!r} is already recorded")
 
 
