@@ -37,8 +37,10 @@ from croupier.dealing import Batch, Dealer, Hand, TableRow, hand_id_for, restore
 from croupier.errors import (
     CroupierError,
     FieldRejected,
+    IdempotencyConflict,
     InvalidInput,
     NotFound,
+    PermissionDenied,
     SigningKeyRevoked,
     StaleFencingToken,
     StaleSequence,
@@ -60,6 +62,7 @@ from croupier.store.secrets import SeedBox
 from croupier.trace import hand_traceparent
 from croupier_services import metrics
 from croupier_services.feed import FeedHub
+from croupier_services.grants import GrantCache, GrantCheck
 from croupier_services.grpc_util import abort, rpc, rpc_stream
 from croupier_services.outboxes import relay_for
 from croupier_services.views import redact, redact_public, to_pb
@@ -127,18 +130,22 @@ class PendingWrite:
     streams: list[StreamInfo]
     outbox: list[OutboxItem]
     request: RequestRecord | None
+    grant: GrantCheck | None = None
     done: asyncio.Future[None] | None = field(default=None, repr=False)
 
 
-def write_all(tx: UnitOfWork, writes: Sequence[PendingWrite], box: SeedBox) -> None:
-    """Every write of a group in the transaction ``tx``: the fencing checks first, then
-    the table rows, secrets, ONE append of all their events, seals and streams (each
-    batch's streams are its own table's, so the appends are independent; one append
-    reads the streams' heads once for the group), the outbox rows and the request
-    records."""
+def write_all(tx: UnitOfWork, writes: Sequence[PendingWrite], box: SeedBox) -> set[str]:
+    """Every write of a group in the transaction ``tx``: the fencing checks and the
+    grant checks first (:func:`check_grants`), then the table rows, secrets, ONE append
+    of all their events, seals and streams (each batch's streams are its own table's, so
+    the appends are independent; one append reads the streams' heads once for the
+    group), the outbox rows and the request records (each insert finds an id already
+    taken by itself: :func:`croupier.store.requests.put_request`). Returns the tables
+    whose remembered grants are out of date."""
     for w in writes:
         for t, token in w.fences:
             tx.fence(t, token)
+    stale = check_grants(tx, writes)
     events: list[Event] = []
     seals: list[Seal] = []
     streams: list[StreamInfo] = []
@@ -156,6 +163,30 @@ def write_all(tx: UnitOfWork, writes: Sequence[PendingWrite], box: SeedBox) -> N
             ob.enqueue(tx.connection, w.outbox, w.at_ms)
         if w.request is not None:
             tx.put_request(w.request)
+    return stale
+
+
+def check_grants(tx: UnitOfWork, writes: Sequence[PendingWrite]) -> set[str]:
+    """The grant checks of a group's calls admitted on remembered grants
+    (:mod:`croupier_services.grants`): one read of the change counts of their tables;
+    where a count moved since the grants were read, whether the caller still holds the
+    table (:class:`PermissionDenied` if not: the group fails and each write is tried
+    alone, so only that call is refused). Returns the tables whose count moved."""
+    checks = [w.grant for w in writes if w.grant is not None]
+    if not checks:
+        return set()
+    counts = tx.grant_change_counts([c.table_id for c in checks])
+    stale: set[str] = set()
+    for c in checks:
+        if counts.get(c.table_id, 0) == c.changes:
+            continue
+        stale.add(c.table_id)
+        if not tx.holds_table(c.table_id, c.gateway):
+            raise PermissionDenied(
+                f"table {c.table_id!r} is not open to gateway {c.gateway!r}",
+                reason="not_your_table",
+            )
+    return stale
 
 
 class GroupCommitter:
@@ -174,9 +205,17 @@ class GroupCommitter:
     its write is settled.
     """
 
-    def __init__(self, store: EventStore, box: SeedBox, *, max_group: int = 256) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        box: SeedBox,
+        *,
+        max_group: int = 256,
+        grants: GrantCache | None = None,
+    ) -> None:
         self.store = store
         self.box = box
+        self.grants = grants  # told of the tables whose remembered grants went stale
         self.max_group = max_group
         # SQLite in memory keeps a connection per thread (or one for all): write there on
         # the loop, as the other writers of that store do
@@ -192,10 +231,11 @@ class GroupCommitter:
         """Writes waiting for the next transaction."""
         return len(self._queue)
 
-    def write_now(self, writes: Sequence[PendingWrite]) -> None:
-        """Store ``writes`` in one transaction (in the calling thread)."""
+    def write_now(self, writes: Sequence[PendingWrite]) -> set[str]:
+        """Store ``writes`` in one transaction (in the calling thread); the tables whose
+        remembered grants went stale (:func:`check_grants`)."""
         with self.store.transaction() as tx:
-            write_all(tx, writes, self.box)
+            return write_all(tx, writes, self.box)
 
     def submit(self, w: PendingWrite) -> asyncio.Future[None]:
         """Queue ``w``; the future is settled once it is stored or refused."""
@@ -208,9 +248,12 @@ class GroupCommitter:
 
     async def _store(self, writes: Sequence[PendingWrite]) -> None:
         if self.off_loop:
-            await asyncio.to_thread(self.write_now, writes)
+            stale = await asyncio.to_thread(self.write_now, writes)
         else:
-            self.write_now(writes)
+            stale = self.write_now(writes)
+        if self.grants is not None:  # on the loop, like every use of the grants
+            for t in stale:
+                self.grants.forget(t)
 
     async def _run(self) -> None:
         while self._queue:
@@ -314,7 +357,8 @@ class DealerCore:
         self.seed_box = seed_box  # seals server seeds at rest (the dealer's key only)
         self.lock = asyncio.Lock()  # the dealer-wide passes (see the class docstring)
         self.table_locks = TableLocks()
-        self.committer = GroupCommitter(store, seed_box)
+        self.grants = GrantCache(store)  # table grants, for the interceptor
+        self.committer = GroupCommitter(store, seed_box, grants=self.grants)
         # request id -> settled when the call's batch is stored or refused
         self._in_flight: dict[str, asyncio.Future[None]] = {}
         # table -> the gateway whose OpenTable of it is being stored: the table is in
@@ -548,8 +592,9 @@ class DealerCore:
         )
 
     def drop(self, table_id: str) -> None:
-        """Forget a table's in-memory state (and its fencing token)."""
+        """Forget a table's in-memory state (and its fencing token and grants)."""
         self.fences.pop(table_id, None)
+        self.grants.forget(table_id)
         t = self.dealer.tables.pop(table_id, None)
         if t is not None and t.hand is not None:
             self.dealer.hands.pop(t.hand.hand_id, None)
@@ -619,6 +664,19 @@ class DealerCore:
         if rec is not None and rec.open:
             self._restore_all([rec])
 
+    def rebuild_pending(self, table_id: str) -> None:
+        """Rebuild now a table whose rebuild after a failed commit still waits for the
+        store (:meth:`_resync_later`), so a call there is not told the table is unknown:
+        it goes on at the rebuilt table, or fails as the store does (UNAVAILABLE while it
+        is down). Call with the table's lock held."""
+        task = self._resyncing.get(table_id)
+        if task is None:
+            return
+        self.resync(table_id)
+        task.cancel()
+        self._resyncing.pop(table_id, None)
+        log.info("table %s rebuilt from the log", table_id)
+
     def _resync_later(self, table_id: str, max_backoff_s: float = 5.0) -> None:
         """Retry :meth:`resync` in the background until the store answers (the table
         is unknown meanwhile: calls on it fail with NOT_FOUND, none is built on a
@@ -657,11 +715,15 @@ class DealerCore:
             self.dealer.committed(b)  # the open hands keep the seals made for it
 
     def prepare(
-        self, b: Batch, request: RequestRecord | None = None, table_id: str | None = None
+        self,
+        b: Batch,
+        request: RequestRecord | None = None,
+        table_id: str | None = None,
+        grant: GrantCheck | None = None,
     ) -> PendingWrite | None:
         """What :meth:`persist` writes for the batch, taken from memory now (None: nothing
-        to write)."""
-        if b.empty() and request is None:
+        to write; a call admitted on remembered grants always has its ``grant`` checked)."""
+        if b.empty() and request is None and grant is None:
             return None
         self.dealer.seal(b)  # what the dealer left unsealed: one seal per producer
         fenced = {r.table_id for r in b.tables} | {r.table_id for r in b.streams}
@@ -681,6 +743,7 @@ class DealerCore:
             ],
             outbox=self.outbox_items(b) if b.events else [],
             request=request,
+            grant=grant,
         )
 
     @staticmethod
@@ -696,19 +759,26 @@ class DealerCore:
             for h in b.closed_hands
         ]
 
-    async def commit(self, table_id: str, b: Batch, request: RequestRecord | None = None) -> None:
+    async def commit(
+        self,
+        table_id: str,
+        b: Batch,
+        request: RequestRecord | None = None,
+        grant: GrantCheck | None = None,
+    ) -> None:
         """Store the batch (with the call's request record and its closed hands' outbox
         rows), feed the table's watchers, wake the outbox relay. If the store refuses the
         batch, the table is rebuilt from what the store holds and the error goes back to
         the caller (nothing of the batch took effect). Once the store has committed,
-        nothing here fails the call: publishing is the relay's, outside the call. Call
-        with the table's lock held; a cancelled caller's commit still runs to its end
-        (:func:`through`)."""
+        nothing here fails the call: publishing is the relay's, outside the call. A call
+        admitted on the grants kept in memory has them checked in the commit's
+        transaction (``grant``, :func:`check_grants`). Call with the table's lock held;
+        a cancelled caller's commit still runs to its end (:func:`through`)."""
         settled: asyncio.Future[None] | None = None
         if request is not None:  # known at once: no await since its id was looked up
             settled = asyncio.get_running_loop().create_future()
             self._in_flight[request.request_id] = settled
-        await through(self._commit(table_id, b, request, settled))
+        await through(self._commit(table_id, b, request, settled, grant))
 
     async def _commit(
         self,
@@ -716,6 +786,7 @@ class DealerCore:
         b: Batch,
         request: RequestRecord | None,
         settled: asyncio.Future[None] | None,
+        grant: GrantCheck | None = None,
     ) -> None:
         rid = request.request_id if request is not None else None
         try:
@@ -734,11 +805,18 @@ class DealerCore:
                             current=token,
                         )
                     self.fences[table_id] = token
-                w = self.prepare(b, request, table_id)
+                w = self.prepare(b, request, table_id, grant)
                 if w is not None:
                     await self.committer.submit(w)
-            except BaseException:
-                log.exception("commit failed at table %s; rebuilding it from the log", table_id)
+            except BaseException as e:
+                if isinstance(e, PermissionDenied):  # revoked since its grants were read
+                    self.grants.forget(table_id)
+                    log.warning("commit refused at table %s: %s", table_id, e.message)
+                    metrics.AUTH_REFUSED.labels("gateway", e.reason).inc()
+                elif isinstance(e, IdempotencyConflict):  # a retried call: answered from its record
+                    log.info("request id already recorded at table %s; rebuilding it", table_id)
+                else:
+                    log.exception("commit failed at table %s; rebuilding it from the log", table_id)
                 try:
                     self.resync(table_id)
                 except Exception:  # the store is down: rebuild the table when it is back
@@ -828,12 +906,17 @@ def _body(request: Message) -> bytes:
 class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
     """The gateway API. Each mutating call: edge limits (:mod:`croupier.limits`), then,
     under its table's lock (:meth:`DealerCore.table_lock`; calls at other tables go on
-    meanwhile), the request id's stored result if there is one
-    (:mod:`croupier.store.requests`; a call with the same id still being stored is
-    waited for first), the optimistic ``expected_seq`` check, the dealer's move, and one
-    commit holding the events and the call's result (stored in a group with other
-    tables' calls, :class:`GroupCommitter`). Who may call what is decided before any of
-    this by the authentication interceptor (:mod:`croupier.auth`)."""
+    meanwhile; a call with the same request id still being stored is waited for first),
+    the optimistic ``expected_seq`` check, the dealer's move, and one commit holding the
+    events and the call's result (stored in a group with other tables' calls,
+    :class:`GroupCommitter`). A request id is not looked up before the call: its
+    record's insert, in the commit, finds an id already taken and refuses the whole
+    write (nothing of the retried move is stored; the table is rebuilt from the log);
+    whenever a call with a request id fails, the id's record, if any, answers it
+    instead (:meth:`_recorded`: the same response as the first time, or
+    ``idempotency_conflict`` for a different request). Who may call what is decided
+    before any of this by the authentication interceptor (:mod:`croupier.auth`), on
+    table grants the commit checks again (:mod:`croupier_services.grants`)."""
 
     def __init__(
         self,
@@ -883,38 +966,84 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             if rid:
                 digest = request_hash(method, _body(request))
                 await self.core.request_settled(rid)  # the same id in flight elsewhere
-                stored = replay(self.core.store.get_request(rid), method, digest)
-                if stored is not None:
-                    metrics.GATEWAY_REPLAYS.labels(method).inc()
-                    context.set_trailing_metadata((("croupier-replayed", "true"),))
-                    return response_type.FromString(stored)
-            if self.core.ownership is not None and owned is not None:
-                self.core.take(owned)  # a replica: the table is ours, or routed
-            if hand_id is not None and request.HasField("expected_seq"):
-                expected = limits.expected_seq(request.expected_seq)
-                last = self.dealer.hand(hand_id).writer.next_seq - 1
-                if expected != last:
-                    raise StaleSequence(
-                        f"hand {hand_id} is at seq {last}, not {expected}",
-                        expected=expected,
-                        actual=last,
+            # the interceptor's grants for the call's table, checked again in the commit
+            grant = self.core.grants.check_for(owned) if owned is not None else None
+            try:
+                if owned is not None:
+                    self.core.rebuild_pending(owned)  # after a failed commit, if not yet
+                if self.core.ownership is not None and owned is not None:
+                    self.core.take(owned)  # a replica: the table is ours, or routed
+                if hand_id is not None and request.HasField("expected_seq"):
+                    expected = limits.expected_seq(request.expected_seq)
+                    last = self.dealer.hand(hand_id).writer.next_seq - 1
+                    if expected != last:
+                        raise StaleSequence(
+                            f"hand {hand_id} is at seq {last}, not {expected}",
+                            expected=expected,
+                            actual=last,
+                        )
+                # the table ``apply`` changes is ``owned``: a hand in memory is looked up
+                # by the same id, and a hand's id names its table (``_table_of``)
+                table_id, b, resp = apply()
+                record = None
+                if rid:
+                    record = RequestRecord(
+                        rid,
+                        method,
+                        digest,
+                        resp.SerializeToString(deterministic=True),
+                        self.dealer.clock_ms(),
                     )
-            # the table ``apply`` changes is ``owned``: a hand in memory is looked up by
-            # the same id, and a hand's id names its table (``_table_of``)
-            table_id, b, resp = apply()
-            record = None
-            if rid:
-                record = RequestRecord(
-                    rid,
-                    method,
-                    digest,
-                    resp.SerializeToString(deterministic=True),
-                    self.dealer.clock_ms(),
-                )
-            await self.core.commit(table_id, b, record)  # on failure the table is rebuilt
+                await self.core.commit(table_id, b, record, grant)  # on failure: rebuilt
+            except Exception as e:
+                if grant is not None and not isinstance(e, PermissionDenied):
+                    self._still_holds(grant)  # refused: the refusal, not the call's error
+                stored = self._recorded(e, rid, method, digest, grant) if rid else None
+                if stored is None:
+                    raise
+                metrics.GATEWAY_REPLAYS.labels(method).inc()
+                context.set_trailing_metadata((("croupier-replayed", "true"),))
+                return response_type.FromString(stored)
         if done is not None:
             done()
         return resp
+
+    def _recorded(
+        self, e: Exception, rid: str, method: str, digest: bytes, grant: GrantCheck | None
+    ) -> bytes | None:
+        """After the call with ``rid`` failed with ``e``: the response stored for the
+        same request under that id (the call is a retry: answered as the first time,
+        nothing of this attempt stored — the record's insert refused it in the commit,
+        or the table has moved on and the move itself was refused); ``None`` when there
+        is no record (``e`` stands). A different request under the id is refused
+        (:class:`IdempotencyConflict`). Nothing is looked up for a caller refused its
+        table (a caller admitted on remembered grants was checked against the store
+        first, :meth:`_still_holds`)."""
+        if isinstance(e, PermissionDenied):
+            return None
+        try:
+            record = self.core.store.get_request(rid)
+        except Exception:
+            return None  # the store cannot answer now: the call's own error stands
+        if record is None:
+            return None
+        return replay(record, method, digest)
+
+    def _still_holds(self, grant: GrantCheck) -> None:
+        """After a call admitted on the grants in memory failed before its commit could
+        check them: :class:`PermissionDenied` if the caller no longer holds the table (a
+        revoked gateway learns nothing of the table from the call's own error), read
+        from the store; the call's own error stands if the store cannot answer."""
+        try:
+            owners = self.core.grants.load(grant.table_id).owners
+        except Exception:
+            return
+        if grant.gateway not in owners:
+            metrics.AUTH_REFUSED.labels("gateway", "not_your_table").inc()
+            raise PermissionDenied(
+                f"table {grant.table_id!r} is not open to gateway {grant.gateway!r}",
+                reason="not_your_table",
+            )
 
     def _table_of(self, hand_id: str | None) -> str | None:
         """The table a hand is dealt at: from memory, else from its id (``<table>_h<n>``,

@@ -74,8 +74,10 @@ class DealerResources:
     def store(self) -> EventStore:
         return self.core.store
 
-    def table_owners(self, table_id: str) -> frozenset[str] | None:
-        owners = self.store.table_owners(table_id)
+    def table_owners(self, table_id: str, *, cached: bool = False) -> frozenset[str] | None:
+        """The table's holders: the dealer's :class:`~croupier_services.grants.GrantCache`
+        (``cached``: from memory when remembered; otherwise read from the store)."""
+        owners = self.core.grants.owners(table_id, cached=cached)
         if owners:
             return owners
         opener = self.core.opening.get(table_id)
@@ -103,6 +105,7 @@ class DealerResources:
 
     def grant(self, table_id: str, gateway: str) -> None:
         self.store.grant_table(table_id, gateway, time.time_ns() // 1_000_000, "open")
+        self.core.grants.forget(table_id)  # the next call reads the new holders
 
 
 def viewer_authorizer(verifier: TokenVerifier) -> Callable[[Mapping[str, str]], str | None]:

@@ -88,11 +88,11 @@ def grouped(first_table: str) -> Iterator[tuple[threading.Event, list[list[str]]
     groups: list[list[str]] = []
     write_now = GroupCommitter.write_now
 
-    def gated(self: GroupCommitter, writes: Sequence[PendingWrite]) -> None:
+    def gated(self: GroupCommitter, writes: Sequence[PendingWrite]) -> set[str]:
         groups.append([w.table_id for w in writes])
         if writes[0].table_id == first_table:
             assert gate.wait(30), "the test never opened the gate"
-        write_now(self, writes)
+        return write_now(self, writes)
 
     GroupCommitter.write_now = gated  # type: ignore[method-assign]
     try:

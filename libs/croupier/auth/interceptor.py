@@ -59,8 +59,12 @@ class HandRef:
 class Resources(Protocol):
     """What the gateway rules need to know about tables and hands (the dealer's)."""
 
-    def table_owners(self, table_id: str) -> frozenset[str] | None:
-        """Gateways allowed at the table; ``None`` if no such table exists."""
+    def table_owners(self, table_id: str, *, cached: bool = False) -> frozenset[str] | None:
+        """Gateways allowed at the table; ``None`` if no such table exists. ``cached``:
+        the answer may come from what the server remembers of the table's grants (the
+        call's rule is ``rechecked`` where its effect is stored); the interceptor asks
+        again with ``cached=False`` before refusing, so a remembered answer can only
+        let in a caller the store would let in, or one the commit then refuses."""
 
     def hand(self, hand_id: str) -> HandRef | None:
         """The hand's table and seats; ``None`` if no such hand exists."""
@@ -258,7 +262,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             table = rule.table(request)
             if not _well_formed(limits.table_id, table):
                 return  # no such table can exist: the handler refuses the malformed id
-            owners = self.resources.table_owners(table)
+            owners = self._owners(rule, table, ident)
             if owners is None:
                 return  # no such table: the handler says so (or opens it)
         else:
@@ -270,7 +274,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             if ref is None:
                 return  # no such hand: the handler says so
             table, players = ref.table, ref.players
-            owners = self.resources.table_owners(table) or frozenset()
+            owners = self._owners(rule, table, ident) or frozenset()
         if ident.subject not in owners:
             raise PermissionDenied(
                 f"table {table!r} is not open to gateway {ident.subject!r}",
@@ -278,6 +282,17 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             )
         if rule.seats is not None:
             self._check_seats(ident, table, players, rule.seats(request), metadata)
+
+    def _owners(self, rule: Rule, table: str, ident: Identity) -> frozenset[str] | None:
+        """The table's holders: from the server's memory for a ``rechecked`` rule, read
+        again from the store when the caller is not among them (a grant made since by
+        another replica or an operator is seen; a refusal is always the store's)."""
+        assert self.resources is not None
+        if rule.rechecked:
+            owners = self.resources.table_owners(table, cached=True)
+            if owners is not None and ident.subject in owners:
+                return owners
+        return self.resources.table_owners(table)
 
     def _check_seats(
         self,

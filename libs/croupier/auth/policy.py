@@ -34,11 +34,10 @@ class Rule:
     hand: Callable[[Any], str] | None = None
     seats: Callable[[Any], Iterable[int]] | None = None
     opens_table: bool = False
+    rechecked: bool = False
 
 
-OPEN: frozenset[str] = frozenset(
-    {"/grpc.health.v1.Health/Check", "/grpc.health.v1.Health/Watch"}
-)
+OPEN: frozenset[str] = frozenset({"/grpc.health.v1.Health/Check", "/grpc.health.v1.Health/Watch"})
 ANY_ROLE = frozenset(Role)
 _GW = frozenset({Role.GATEWAY})
 _READERS = frozenset({Role.AUDITOR, Role.OPERATOR})
@@ -67,15 +66,15 @@ def _view_seat(r: Any) -> set[int]:
 
 RULES: dict[str, Rule] = {
     GATEWAY + "OpenTable": Rule(_GW, table=_table, opens_table=True),
-    GATEWAY + "OpenShoe": Rule(_GW, table=_table),
-    GATEWAY + "OpenHand": Rule(_GW, table=_table),
-    GATEWAY + "PlaceBets": Rule(_GW, hand=_hand, seats=_bet_seats),
-    GATEWAY + "Act": Rule(_GW, hand=_hand, seats=_act_seat),
-    GATEWAY + "ExpireTurn": Rule(_GW, hand=_hand),
-    GATEWAY + "CloseBetting": Rule(_GW, hand=_hand),
+    GATEWAY + "OpenShoe": Rule(_GW, table=_table, rechecked=True),
+    GATEWAY + "OpenHand": Rule(_GW, table=_table, rechecked=True),
+    GATEWAY + "PlaceBets": Rule(_GW, hand=_hand, seats=_bet_seats, rechecked=True),
+    GATEWAY + "Act": Rule(_GW, hand=_hand, seats=_act_seat, rechecked=True),
+    GATEWAY + "ExpireTurn": Rule(_GW, hand=_hand, rechecked=True),
+    GATEWAY + "CloseBetting": Rule(_GW, hand=_hand, rechecked=True),
     GATEWAY + "GetHandView": Rule(_GW, hand=_hand, seats=_view_seat),
     GATEWAY + "StreamTableEvents": Rule(_GW, table=_table),
-    GATEWAY + "CloseTable": Rule(_GW, table=_table),
+    GATEWAY + "CloseTable": Rule(_GW, table=_table, rechecked=True),
     GATEWAY + "IssueSeatToken": Rule(_GW, table=_table),
     SETTLEMENT + "GetSettlement": Rule(_READERS),
     SETTLEMENT + "ListSettlements": Rule(_READERS),

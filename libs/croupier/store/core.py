@@ -155,6 +155,12 @@ class UnitOfWork:
     def grant_table(self, table_id: str, gateway: str, at_ms: int, how: str = "open") -> bool:
         return _grants.grant_table(self.connection, table_id, gateway, at_ms, how)
 
+    def grant_change_counts(self, table_ids: Sequence[str]) -> dict[str, int]:
+        return _grants.change_counts(self.connection, table_ids)
+
+    def holds_table(self, table_id: str, gateway: str) -> bool:
+        return _grants.holds(self.connection, table_id, gateway)
+
     # gateway request records
     def put_request(self, record: RequestRecord) -> None:
         _requests.put_request(self.connection, record)

@@ -6,12 +6,22 @@ gateway's grant (``croupier auth revoke``). Both tables are append-only (migrati
 ``0005`` and ``0009`` triggers): a grant is history, like the events it allows, so a
 revocation does not delete it but appends a ``revoke`` row to ``table_grant_changes``
 (an operator's later grant appends ``grant``); a gateway holds a table while it has a
-grant and the latest change, if any, is ``grant``. Nothing caches this: every check
-reads the store, so a revocation holds from the next call on.
+grant and the latest change, if any, is ``grant``.
+
+Because both tables only grow, what a reader once saw can change in two ways only: a
+gateway is granted a table (a new ``table_grants`` row, or a ``grant`` change after a
+revocation), or a grant is revoked (a ``revoke`` change). A reader that remembers a
+table's holders (:func:`table_grants`) together with the number of that table's
+changes it saw (:attr:`TableGrants.changes`) can therefore tell, from that number alone
+(:func:`change_counts`), whether anything it remembered may have been revoked since:
+the dealer keeps the holders in memory on that basis (see
+:class:`croupier_services.grants.GrantCache`) and checks the number again in the
+transaction that stores each call, so a revocation still holds from the next call on.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -115,6 +125,44 @@ def table_owners(conn: Connection, table_id: str) -> frozenset[str]:
     return frozenset(str(r[0]) for r in rows if r[1] != "revoke")
 
 
+@dataclass(frozen=True)
+class TableGrants:
+    """A table's holders as read at one moment, with the number of the table's recorded
+    changes (revocations and re-grants) read just BEFORE them: if the store still
+    counts ``changes`` for the table, nothing of ``owners`` was revoked since."""
+
+    table_id: str
+    owners: frozenset[str]
+    changes: int
+
+
+def table_grants(conn: Connection, table_id: str) -> TableGrants:
+    """``table_id``'s holders and its change count. The count is read first: a change
+    landing between the two reads leaves a count lower than the holders reflect, which
+    a later :func:`change_counts` sees as a change (a needless re-check, never a missed
+    revocation)."""
+    changes = change_counts(conn, [table_id]).get(table_id, 0)
+    return TableGrants(table_id, table_owners(conn, table_id), changes)
+
+
+def change_counts(conn: Connection, table_ids: Sequence[str]) -> dict[str, int]:
+    """How many changes (revocations, re-grants) each of ``table_ids`` has recorded
+    (tables without any are absent); one indexed read for all of them."""
+    if not table_ids:
+        return {}
+    rows = conn.execute(
+        sa.select(_C.c.table_id, sa.func.count())
+        .where(_C.c.table_id.in_(sorted(set(table_ids))))
+        .group_by(_C.c.table_id)
+    )
+    return {str(r[0]): int(r[1]) for r in rows}
+
+
+def holds(conn: Connection, table_id: str, gateway: str) -> bool:
+    """Whether ``gateway`` holds ``table_id`` now."""
+    return _state(conn, table_id, gateway) == "grant"
+
+
 def grant_changes(conn: Connection, table_id: str) -> list[GrantChange]:
     """The revocations and re-grants of ``table_id``, oldest first."""
     rows = conn.execute(
@@ -137,6 +185,10 @@ class GrantStore(Database):
     def table_owners(self, table_id: str) -> frozenset[str]:
         with self._read() as conn:
             return table_owners(conn, table_id)
+
+    def table_grants(self, table_id: str) -> TableGrants:
+        with self._read() as conn:
+            return table_grants(conn, table_id)
 
     def grant_changes(self, table_id: str) -> list[GrantChange]:
         with self._read() as conn:

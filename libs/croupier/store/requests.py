@@ -4,8 +4,9 @@ A gateway names each mutating call with a ``request_id`` of its choosing. The fi
 that succeeds stores a record — the method, a SHA-256 of the request (everything but the
 id) and the serialised response — in the SAME database transaction as the call's events
 (:meth:`croupier.store.UnitOfWork.put_request`), so a record exists exactly when the
-effect does. A later call with that id is answered from the record
-(:func:`replay`): the same request gets the stored response and has no second effect; a
+effect does: the insert itself finds an id already taken (:func:`put_request`), so the
+call with a fresh id reads nothing first. A later call with that id is answered from the
+record (:func:`replay`): the same request gets the stored response and has no second effect; a
 different request under the same id is refused with
 :class:`~croupier.errors.IdempotencyConflict` (gRPC ``ALREADY_EXISTS``, reason
 ``idempotency_conflict``).
@@ -21,6 +22,7 @@ import hashlib
 from dataclasses import dataclass
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from croupier.errors import IdempotencyConflict, InvalidInput
@@ -75,23 +77,24 @@ def get_request(conn: Connection, request_id: str) -> RequestRecord | None:
 
 def put_request(conn: Connection, rec: RequestRecord) -> None:
     """Store the record; :class:`IdempotencyConflict` if the id already holds a record
-    (the caller's transaction then rolls back, effect and all)."""
+    (the caller's transaction then rolls back, effect and all). One statement: the
+    insert itself finds the id taken (``ON CONFLICT DO NOTHING`` on the primary key),
+    so a fresh id costs no read before its call (the dealer consults the record only
+    when the store refuses a call, :func:`replay`)."""
     if not 0 < len(rec.request_id) <= schema.REQUEST_ID_LEN:
         raise InvalidInput(f"request_id must be 1..{schema.REQUEST_ID_LEN} characters")
     if len(rec.request_hash) != schema.HASH_LEN:
         raise InvalidInput("request_hash must be 32 bytes")
-    if get_request(conn, rec.request_id) is not None:
+    insert = (postgresql if conn.dialect.name == "postgresql" else sqlite).insert(_R)
+    stmt = insert.values(
+        request_id=rec.request_id,
+        method=rec.method,
+        request_hash=rec.request_hash,
+        response=rec.response,
+        created_at_ms=rec.created_at_ms,
+    ).on_conflict_do_nothing(index_elements=["request_id"])
+    if conn.execute(stmt.returning(_R.c.request_id)).first() is None:
         raise IdempotencyConflict(f"request id {rec.request_id!r} is already recorded")
-    conn.execute(
-        _R.insert(),
-        {
-            "request_id": rec.request_id,
-            "method": rec.method,
-            "request_hash": rec.request_hash,
-            "response": rec.response,
-            "created_at_ms": rec.created_at_ms,
-        },
-    )
 
 
 def prune(conn: Connection, before_ms: int, limit: int = 10_000) -> int:
