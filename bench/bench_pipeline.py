@@ -190,10 +190,10 @@ async def drive(
         elapsed = time.perf_counter() - t0
         for role, ps in pids.items():
             CPU[role] = sum(map(cpu_seconds, ps)) - cpu0[role]
-        if pg0 is not None and (pg1 := postgres_cpu_seconds()) is not None:
-            CPU["postgres"] = pg1 - pg0  # the server's backends (the machine's server)
             rss = [rss_kib(pid) for pid in ps]
             RSS[role] = (sum(r[0] for r in rss), sum(r[1] for r in rss))
+        if pg0 is not None and (pg1 := postgres_cpu_seconds()) is not None:
+            CPU["postgres"] = pg1 - pg0  # the server's backends (the machine's server)
         for role, ps in pids.items():
             if role in served:
                 SHARE[role] = [_consumed(ports[pid]) for pid in ps]
