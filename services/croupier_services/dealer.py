@@ -136,12 +136,12 @@ class PendingWrite:
 
 def write_all(tx: UnitOfWork, writes: Sequence[PendingWrite], box: SeedBox) -> set[str]:
     """Every write of a group in the transaction ``tx``: the fencing checks and the
-    grant checks first (:func:`check_grants`), then the table rows, secrets, ONE append
-    of all their events, seals and streams (each batch's streams are its own table's, so
-    the appends are independent; one append reads the streams' heads once for the
-    group), the outbox rows and the request records (each insert finds an id already
-    taken by itself: :func:`croupier.store.requests.put_request`). Returns the tables
-    whose remembered grants are out of date."""
+    grant checks first (:func:`check_grants`), then the table rows (one statement),
+    secrets, ONE append of all their events, seals and streams (each batch's streams are
+    its own table's, so the appends are independent; one append reads the streams' heads
+    once for the group), the outbox rows (one statement) and the request records (each
+    insert finds an id already taken by itself: :func:`croupier.store.requests.put_request`).
+    Returns the tables whose remembered grants are out of date."""
     for w in writes:
         for t, token in w.fences:
             tx.fence(t, token)
@@ -149,18 +149,20 @@ def write_all(tx: UnitOfWork, writes: Sequence[PendingWrite], box: SeedBox) -> s
     events: list[Event] = []
     seals: list[Seal] = []
     streams: list[StreamInfo] = []
+    tables: list[TableRecord] = []
     for w in writes:
-        tx.put_tables(w.tables)
+        tables += w.tables
         for sid, seed in w.secrets:
             tx.put_secret(sid, seed, w.at_ms, box)
         events += w.events
         seals += w.seals
         streams += w.streams
+    if tables:  # one statement; a table's last row wins, as if written one by one
+        tx.put_tables(tables)
     if events:
         tx.append(events, seals, streams)
+    ob.enqueue_groups(tx.connection, [(w.outbox, w.at_ms) for w in writes if w.outbox])
     for w in writes:
-        if w.outbox:
-            ob.enqueue(tx.connection, w.outbox, w.at_ms)
         if w.request is not None:
             tx.put_request(w.request)
     return stale

@@ -86,20 +86,27 @@ def _check(item: OutboxItem) -> None:
 def enqueue(conn: Connection, items: Sequence[OutboxItem], at_ms: int) -> None:
     """Add ``items`` to the outbox in the caller's transaction; a ``msg_id`` already
     waiting is left as it is."""
-    if not items:
+    enqueue_groups(conn, [(items, at_ms)])
+
+
+def enqueue_groups(conn: Connection, groups: Sequence[tuple[Sequence[OutboxItem], int]]) -> None:
+    """:func:`enqueue` of several groups of items, each with its own time, in one
+    statement (a group commit's calls)."""
+    rows = []
+    for items, at_ms in groups:
+        for it in items:
+            _check(it)
+            rows.append(
+                {
+                    "producer": it.producer,
+                    "subject": it.subject,
+                    "msg_id": it.msg_id,
+                    "payload": it.payload,
+                    "created_at_ms": at_ms,
+                }
+            )
+    if not rows:
         return
-    for it in items:
-        _check(it)
-    rows = [
-        {
-            "producer": it.producer,
-            "subject": it.subject,
-            "msg_id": it.msg_id,
-            "payload": it.payload,
-            "created_at_ms": at_ms,
-        }
-        for it in items
-    ]
     name = conn.dialect.name
     if name == "postgresql":
         conn.execute(postgresql.insert(_O).on_conflict_do_nothing(index_elements=["msg_id"]), rows)
