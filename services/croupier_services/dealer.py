@@ -139,9 +139,10 @@ def write_all(tx: UnitOfWork, writes: Sequence[PendingWrite], box: SeedBox) -> s
     grant checks first (:func:`check_grants`), then the table rows (one statement),
     secrets, ONE append of all their events, seals and streams (each batch's streams are
     its own table's, so the appends are independent; one append reads the streams' heads
-    once for the group), the outbox rows (one statement) and the request records (each
-    insert finds an id already taken by itself: :func:`croupier.store.requests.put_request`).
-    Returns the tables whose remembered grants are out of date."""
+    once for the group), the outbox rows and the request records (one statement each; the
+    records' insert finds an id already taken by itself:
+    :func:`croupier.store.requests.put_requests`). Returns the tables whose remembered
+    grants are out of date."""
     for w in writes:
         for t, token in w.fences:
             tx.fence(t, token)
@@ -162,9 +163,7 @@ def write_all(tx: UnitOfWork, writes: Sequence[PendingWrite], box: SeedBox) -> s
     if events:
         tx.append(events, seals, streams)
     ob.enqueue_groups(tx.connection, [(w.outbox, w.at_ms) for w in writes if w.outbox])
-    for w in writes:
-        if w.request is not None:
-            tx.put_request(w.request)
+    tx.put_requests([w.request for w in writes if w.request is not None])
     return stale
 
 

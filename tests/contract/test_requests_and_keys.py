@@ -43,6 +43,26 @@ def test_a_record_is_stored_with_its_effect_and_replayed(store: Store) -> None:
     assert store.count_requests() == 1
 
 
+def test_a_group_of_records_is_one_insert_that_names_a_taken_id(store: Store) -> None:
+    with store.transaction() as uow:
+        uow.put_requests([_rec("g1"), _rec("g2", b"two"), _rec("g3", b"three")])
+    assert [store.get_request(r) for r in ("g1", "g2", "g3")] == [
+        _rec("g1"),
+        _rec("g2", b"two"),
+        _rec("g3", b"three"),
+    ]
+    # one id of the group already taken: the group's transaction rolls back whole
+    with pytest.raises(IdempotencyConflict, match="'g2'"), store.transaction() as uow:
+        uow.put_requests([_rec("g4"), _rec("g2", b"again"), _rec("g5")])
+    # the same id twice in one group: the second is taken by the first
+    with pytest.raises(IdempotencyConflict, match="'g6'"), store.transaction() as uow:
+        uow.put_requests([_rec("g6"), _rec("g6", b"twice")])
+    assert [store.get_request(r) for r in ("g4", "g5", "g6")] == [None, None, None]
+    assert store.count_requests() == 3
+    with store.transaction() as uow:
+        uow.put_requests([])  # nothing to store
+
+
 def test_prune_removes_only_records_older_than_the_cut(store: Store) -> None:
     with store.transaction() as uow:
         for i in range(5):

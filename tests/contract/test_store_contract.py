@@ -274,7 +274,9 @@ def test_different_event_at_existing_seq_writes_nothing(store: Store, dealer: Si
         store.append([evs[0], make_event("h1", 0, "bet", "dealer", "k", GENESIS, {"x": 1})])
 
 
-def test_unique_stream_seq_is_enforced_by_the_database_and_a_copied_hash_by_the_chain(store: Store, dealer: Signer) -> None:
+def test_unique_stream_seq_is_enforced_by_the_database_and_a_copied_hash_by_the_chain(
+    store: Store, dealer: Signer
+) -> None:
     evs = events_for(dealer, "h1", 2)
     store.append(evs, [], [info("h1")])
     dup = make_event("h1", 1, "bet", "dealer", dealer.key_id, evs[0].hash, {"other": 1})

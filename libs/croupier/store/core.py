@@ -165,6 +165,9 @@ class UnitOfWork:
     def put_request(self, record: RequestRecord) -> None:
         _requests.put_request(self.connection, record)
 
+    def put_requests(self, records: Sequence[RequestRecord]) -> None:
+        _requests.put_requests(self.connection, records)
+
     def get_request(self, request_id: str) -> RequestRecord | None:
         return _requests.get_request(self.connection, request_id)
 

@@ -19,6 +19,7 @@ This is the one table of the store that is pruned; it holds no money and no log.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -77,24 +78,43 @@ def get_request(conn: Connection, request_id: str) -> RequestRecord | None:
 
 def put_request(conn: Connection, rec: RequestRecord) -> None:
     """Store the record; :class:`IdempotencyConflict` if the id already holds a record
-    (the caller's transaction then rolls back, effect and all). One statement: the
-    insert itself finds the id taken (``ON CONFLICT DO NOTHING`` on the primary key),
-    so a fresh id costs no read before its call (the dealer consults the record only
-    when the store refuses a call, :func:`replay`)."""
-    if not 0 < len(rec.request_id) <= schema.REQUEST_ID_LEN:
-        raise InvalidInput(f"request_id must be 1..{schema.REQUEST_ID_LEN} characters")
-    if len(rec.request_hash) != schema.HASH_LEN:
-        raise InvalidInput("request_hash must be 32 bytes")
+    (see :func:`put_requests`)."""
+    put_requests(conn, [rec])
+
+
+def put_requests(conn: Connection, recs: Sequence[RequestRecord]) -> None:
+    """Store the records; :class:`IdempotencyConflict` naming the first whose id already
+    holds a record (the caller's transaction then rolls back, effects and all). One
+    statement for all of them: the insert itself finds an id taken (``ON CONFLICT DO
+    NOTHING`` on the primary key, ``RETURNING`` the ids it stored), so a fresh id costs
+    no read before its call (the dealer consults the record only when the store refuses
+    a call, :func:`replay`)."""
+    if not recs:
+        return
+    for rec in recs:
+        if not 0 < len(rec.request_id) <= schema.REQUEST_ID_LEN:
+            raise InvalidInput(f"request_id must be 1..{schema.REQUEST_ID_LEN} characters")
+        if len(rec.request_hash) != schema.HASH_LEN:
+            raise InvalidInput("request_hash must be 32 bytes")
     insert = (postgresql if conn.dialect.name == "postgresql" else sqlite).insert(_R)
-    stmt = insert.values(
-        request_id=rec.request_id,
-        method=rec.method,
-        request_hash=rec.request_hash,
-        response=rec.response,
-        created_at_ms=rec.created_at_ms,
-    ).on_conflict_do_nothing(index_elements=["request_id"])
-    if conn.execute(stmt.returning(_R.c.request_id)).first() is None:
-        raise IdempotencyConflict(f"request id {rec.request_id!r} is already recorded")
+    stmt = insert.on_conflict_do_nothing(index_elements=["request_id"]).returning(
+        _R.c.request_id
+    )
+    rows = [
+        {
+            "request_id": rec.request_id,
+            "method": rec.method,
+            "request_hash": rec.request_hash,
+            "response": rec.response,
+            "created_at_ms": rec.created_at_ms,
+        }
+        for rec in recs
+    ]
+    stored = set(conn.execute(stmt, rows).scalars().all())
+    for rec in recs:
+        if rec.request_id not in stored:
+            raise IdempotencyConflict(f"request id {rec.request_id!r} is already recorded")
+        stored.discard(rec.request_id)  # the same id twice in one call: the second is taken
 
 
 def prune(conn: Connection, before_ms: int, limit: int = 10_000) -> int:
