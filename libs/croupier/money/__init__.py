@@ -83,7 +83,13 @@ from croupier.money.record import (
     StepKind,
     TheoreticalStep,
 )
-from croupier.money.settle import HOUSE, Wager, settle, settle_against_house
+from croupier.money.settle import (
+    HOUSE,
+    Wager,
+    settle,
+    settle_against_house,
+    settle_spots_against_house,
+)
 from croupier.money.units import (
     MINOR_PER_POINT,
     exact,
@@ -159,6 +165,7 @@ __all__ = [
     "settle",
     "settle_against_house",
     "settle_pots",
+    "settle_spots_against_house",
     "tongbi_niuniu_claims",
     "truncate_toward_zero",
     "xuezhan_daodi_pair_cap",

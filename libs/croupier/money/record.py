@@ -10,7 +10,7 @@ canonical JSON and compared bit for bit by an auditor who reruns the settlement.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from fractions import Fraction
 from types import MappingProxyType
@@ -345,6 +345,41 @@ class RakeStep:
         return out
 
 
+# Positional builders of the record's line classes for the kernel's hot loops: the very
+# object ``cls(*fields)`` gives (these classes have no __post_init__), with each slot set
+# directly instead of through the frozen dataclass's ``object.__setattr__`` per field.
+_new = object.__new__
+_CLAIM_SLOTS = tuple(ClaimLine.__dict__[f.name].__set__ for f in fields(ClaimLine))
+_PAID_SLOTS = tuple(PaidLine.__dict__[f.name].__set__ for f in fields(PaidLine))
+
+
+def claim_line(
+    payer: str, payee: str, spot: str, base: int, factors: tuple[Fraction, ...], amount: Fraction
+) -> ClaimLine:
+    """``ClaimLine(payer, payee, spot, base, factors, amount)``."""
+    line: ClaimLine = _new(ClaimLine)
+    s_payer, s_payee, s_spot, s_base, s_factors, s_amount = _CLAIM_SLOTS
+    s_payer(line, payer)
+    s_payee(line, payee)
+    s_spot(line, spot)
+    s_base(line, base)
+    s_factors(line, factors)
+    s_amount(line, amount)
+    return line
+
+
+def paid_line(payer: str, payee: str, spot: str, exact: Fraction, paid: int) -> PaidLine:
+    """``PaidLine(payer, payee, spot, exact, paid)``."""
+    line: PaidLine = _new(PaidLine)
+    s_payer, s_payee, s_spot, s_exact, s_paid = _PAID_SLOTS
+    s_payer(line, payer)
+    s_payee(line, payee)
+    s_spot(line, spot)
+    s_exact(line, exact)
+    s_paid(line, paid)
+    return line
+
+
 Step: TypeAlias = (
     TheoreticalStep | CapStep | LiabilityStep | RoundingStep | PotsStep | RakeUnitStep | RakeStep
 )
@@ -360,6 +395,19 @@ class SpotLine:
 
     def to_json_dict(self) -> JsonDict:
         return {"participant": self.participant, "spot": self.spot, "amount": self.amount}
+
+
+_SPOT_SLOTS = tuple(SpotLine.__dict__[f.name].__set__ for f in fields(SpotLine))
+
+
+def spot_line(participant: str, spot: str, amount: int) -> SpotLine:
+    """``SpotLine(participant, spot, amount)`` (as :func:`claim_line`)."""
+    line: SpotLine = _new(SpotLine)
+    s_participant, s_spot, s_amount = _SPOT_SLOTS
+    s_participant(line, participant)
+    s_spot(line, spot)
+    s_amount(line, amount)
+    return line
 
 
 def _frozen_map(pairs: Mapping[str, int]) -> Mapping[str, int]:

@@ -49,7 +49,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Final, TypeAlias
+from typing import Final, TypeAlias, cast
 
 from croupier.errors import InvalidInput, MoneyError
 from croupier.money.caps import Capped, CapRule, apply_cap
@@ -77,9 +77,11 @@ from croupier.money.record import (
     PaymentLine,
     RoundingStep,
     SettlementResult,
-    SpotLine,
     Step,
     TheoreticalStep,
+    claim_line,
+    paid_line,
+    spot_line,
 )
 from croupier.money.units import Number, exact, floor_to_unit, non_negative
 
@@ -386,6 +388,26 @@ class _Exact(dict[int, Fraction]):
         return value
 
 
+_EXACT_TABLES: dict[int, _Exact] = {}
+_TABLE_LIMIT: Final = 4096
+"""Entries an exact-amount table holds before it starts again (tables: as many)."""
+
+
+def _exact_table(scale: int) -> _Exact:
+    """The exact amounts in ``1/scale`` minor units, shared by every hand settled in
+    this process: a ``Fraction`` is immutable, and stakes and their multiples recur from
+    hand to hand, so most amounts are built once. Bounded: a table (or the set of
+    tables) that grows past :data:`_TABLE_LIMIT` is emptied and fills again."""
+    table = _EXACT_TABLES.get(scale)
+    if table is None:
+        if len(_EXACT_TABLES) >= _TABLE_LIMIT:
+            _EXACT_TABLES.clear()
+        table = _EXACT_TABLES[scale] = _Exact(scale)
+    elif len(table) >= _TABLE_LIMIT:
+        table.clear()
+    return table
+
+
 def _round(
     owed: Mapping[PaymentKey, int], exact_of: _Exact, unit: int, order: Sequence[str]
 ) -> tuple[RoundingStep, dict[str, int], dict[str, dict[str, int]]]:
@@ -404,7 +426,7 @@ def _round(
                 f"only a received amount (>= 0) is truncated, got {exact_of[amount]}"
             )
         paid = amount // scale // unit * unit  # floor_to_unit(amount / scale, unit)
-        paid_lines.append(PaidLine(payer, payee, spot, exact_of[amount], paid))
+        paid_lines.append(paid_line(payer, payee, spot, exact_of[amount], paid))
         kept[payer] += amount - paid * scale
         nets[payer] -= paid
         nets[payee] += paid
@@ -446,7 +468,7 @@ def _result(
     if sum(deltas.values()) + total_rake != 0:  # pragma: no cover - guarded by construction
         raise MoneyError("settlement does not balance")
     spots = [
-        SpotLine(who, spot, totals[spot])
+        spot_line(who, spot, totals[spot])
         for who, totals in spot_totals.items()
         for spot in sorted(totals)
     ]
@@ -479,11 +501,15 @@ class Wager:
     def __post_init__(self) -> None:
         if not isinstance(self.participant, str) or not self.participant:
             raise InvalidInput("a wager needs a participant")
-        object.__setattr__(self, "amount", non_negative(self.amount, "wager amount"))
-        result = exact(self.result, "wager result")
-        if result < -1:
+        amount = self.amount
+        if type(amount) is not int or amount < 0:  # bool, Fraction, negative: the full check
+            object.__setattr__(self, "amount", non_negative(amount, "wager amount"))
+        result = self.result
+        if type(result) is not Fraction:  # int, str, a subclass: as exact() reads it
+            result = exact(result, "wager result")
+            object.__setattr__(self, "result", result)
+        if result.numerator < -result.denominator:  # result < -1 (denominator > 0)
             raise InvalidInput(f"a wager cannot lose more than its stake, result {result}")
-        object.__setattr__(self, "result", result)
 
 
 SOURCE_AGAINST_HOUSE: Final = (
@@ -513,10 +539,48 @@ def _house_rake(
     """The rake on players' winnings (``policy`` if given, else ``rate`` on each
     player's net profit); the house is exempt."""
     if policy is not None:
-        return policy.with_exempt(house)
-    return RakePolicy(
+        kept = _EXEMPT_POLICIES.get(id(policy))
+        if kept is not None and kept[0] is policy and kept[1] == house:
+            return kept[2]
+        out = policy.with_exempt(house)
+        if len(_EXEMPT_POLICIES) >= _POLICY_LIMIT:
+            _EXEMPT_POLICIES.clear()
+        _EXEMPT_POLICIES[id(policy)] = (policy, house, out)
+        return out
+    # Exact types only: a bool (== 1), a float or a string is built, and refused, anew.
+    rate_key: tuple[int, int] | None = (
+        (rate, 1)
+        if type(rate) is int
+        else (rate.numerator, rate.denominator)
+        if type(rate) is Fraction
+        else None
+    )
+    cacheable = (
+        rate_key is not None
+        and (cap is None or type(cap) is int)
+        and type(house) is str
+        and type(source) is str
+    )
+    key = (house, rate_key, cap, source)
+    if cacheable and (built := _RATE_POLICIES.get(key)) is not None:
+        return built
+    built = RakePolicy(
         exact(rate, "rake_rate"), cap, frozenset({house}), source=source or "variant rake rate"
     )
+    if cacheable:
+        if len(_RATE_POLICIES) >= _POLICY_LIMIT:
+            _RATE_POLICIES.clear()
+        _RATE_POLICIES[key] = built
+    return built
+
+
+_POLICY_LIMIT: Final = 256
+_RATE_POLICIES: dict[tuple[str, tuple[int, int] | None, int | None, str], RakePolicy] = {}
+"""The house-exempt policy of each (house, rate, cap, source) asked for: a policy is
+immutable and checked once."""
+_EXEMPT_POLICIES: dict[int, tuple[RakePolicy, str, RakePolicy]] = {}
+"""A variant's policy with the house exempt, by the variant policy's identity (kept,
+so that the identity stays its own)."""
 
 
 def _settle_against_house_generic(
@@ -579,34 +643,100 @@ def settle_against_house(
     integers - every amount counted in ``1/scale`` minor units, ``scale`` the least
     common multiple of the results' denominators - and handed to :func:`settle`'s own
     rounding and rake."""
-    staked = _house_stakes(wagers, house)
+    _check_house(house)
+    rows: list[_Row] = []
+    for w in wagers:
+        if not isinstance(w, Wager):
+            raise InvalidInput(f"not a Wager: {w!r}")
+        if w.participant == house:
+            raise InvalidInput(f"the house {house!r} cannot place a wager")
+        # a Wager's result is a Fraction once built (__post_init__)
+        rows.append((w.participant, w.spot, w.amount, cast(Fraction, w.result)))
     policy = _house_rake(house, rake_rate, rake_cap, rake_source, rake)
+    return _settle_rows(rows, house, policy, hand_id)
+
+
+def settle_spots_against_house(
+    stakes: Sequence[tuple[str, str, int]],
+    results: Mapping[str, Number],
+    *,
+    house: str = HOUSE,
+    rake_rate: Number = 0,
+    rake_cap: int | None = None,
+    rake_source: str = "",
+    hand_id: str = "",
+    rake: RakePolicy | None = None,
+) -> SettlementResult:
+    """:func:`settle_against_house` for a coup that gives each spot one result (baccarat,
+    dice): ``stakes`` are ``(participant, spot, amount)`` in the order placed,
+    ``results`` each spot's profit multiple. The result is the one
+    ``settle_against_house([Wager(p, spot, amount, results[spot]) ...])`` gives, record
+    included; each spot's result is checked once, as a :class:`Wager` checks it."""
+    _check_house(house)
+    checked: dict[str, Fraction] = {}
+    rows: list[_Row] = []
+    for player, spot, amount in stakes:
+        if not isinstance(player, str) or not player:
+            raise InvalidInput("a wager needs a participant")
+        if type(amount) is not int or amount < 0:  # bool, Fraction, negative: as a Wager
+            amount = non_negative(amount, "wager amount")
+        result = checked.get(spot)
+        if result is None:
+            if spot not in results:
+                raise InvalidInput(f"no result for spot {spot!r}")
+            result = exact(results[spot], "wager result")
+            if result < -1:
+                raise InvalidInput(f"a wager cannot lose more than its stake, result {result}")
+            checked[spot] = result
+        if player == house:
+            raise InvalidInput(f"the house {house!r} cannot place a wager")
+        rows.append((player, spot, amount, result))
+    policy = _house_rake(house, rake_rate, rake_cap, rake_source, rake)
+    return _settle_rows(rows, house, policy, hand_id)
+
+
+_Row: TypeAlias = tuple[str, str, int, Fraction]
+"""A checked wager: participant, spot, amount, result."""
+
+
+def _check_house(house: object) -> None:
+    if not isinstance(house, str) or not house:
+        raise InvalidInput("house id must be a non-empty string")
+
+
+def _settle_rows(
+    rows: Sequence[_Row], house: str, policy: RakePolicy, hand_id: str
+) -> SettlementResult:
+    """The settlement of checked wagers (the docstring of :func:`settle_against_house`)."""
+    staked: dict[str, int] = {}
+    results: dict[int, Fraction] = {}  # each distinct result object: a hand has a handful
+    for player, _, amount, result in rows:
+        staked[player] = staked.get(player, 0) + amount
+        results[id(result)] = result
     order = (*staked, house)
-    exact_of = _Exact(math.lcm(*{w.result.denominator for w in wagers}))
-    # A hand has a handful of distinct results; for each: does the house pay, the
-    # claim's factors (the multiple, positive) and the multiple in 1/scale units.
-    terms: dict[tuple[int, int], tuple[bool, tuple[Fraction], int]] = {}
+    ratios = {key: r.as_integer_ratio() for key, r in results.items()}
+    scale = math.lcm(*{den for _, den in ratios.values()})
+    exact_of = _exact_table(scale)
+    # For each result: does the house pay, the claim's factors (the multiple,
+    # positive) and the multiple in 1/scale units.
+    terms = {
+        key: (num >= 0, _factors(abs(num), den), abs(num) * (scale // den))
+        for key, (num, den) in ratios.items()
+    }
     claims: list[ClaimLine] = []
     theoretical = dict.fromkeys(staked, 0)
     owed: dict[PaymentKey, int] = {}
-    for w in wagers:
-        result = w.result.as_integer_ratio()
-        term = terms.get(result)
-        if term is None:
-            num, den = result
-            multiple = abs(num)
-            term = (num >= 0, (Fraction(multiple, den),), multiple * exact_of.scale // den)
-            terms[result] = term
-        house_pays, factors, per_unit = term
-        player, amount = w.participant, w.amount * per_unit
+    for player, spot, stake, result in rows:
+        house_pays, factors, per_unit = terms[id(result)]
+        amount = stake * per_unit
         if house_pays:
-            payer, payee = house, player
             theoretical[player] += amount
+            claims.append(claim_line(house, player, spot, stake, factors, exact_of[amount]))
+            key = (house, player, spot)
         else:
-            payer, payee = player, house
             theoretical[player] -= amount
-        claims.append(ClaimLine(payer, payee, w.spot, w.amount, factors, exact_of[amount]))
-        key = (payer, payee, w.spot)
+            claims.append(claim_line(player, house, spot, stake, factors, exact_of[amount]))
+            key = (player, house, spot)
         owed[key] = owed.get(key, 0) + amount
     theoretical[house] = -sum(theoretical.values())
     theoretical_step = TheoreticalStep(
@@ -625,3 +755,18 @@ def settle_against_house(
         hand_id=hand_id,
         staked=staked,
     )
+
+
+_FACTORS: dict[tuple[int, int], tuple[Fraction]] = {}
+
+
+def _factors(multiple: int, den: int) -> tuple[Fraction]:
+    """``(Fraction(multiple, den),)``, one tuple per multiple for the process (bounded
+    as the exact-amount tables are)."""
+    key = (multiple, den)
+    out = _FACTORS.get(key)
+    if out is None:
+        if len(_FACTORS) >= _TABLE_LIMIT:
+            _FACTORS.clear()
+        out = _FACTORS[key] = (Fraction(multiple, den),)
+    return out

@@ -37,10 +37,12 @@ from croupier.games.baccarat.rules import (
 )
 from croupier.games.common import bet_fields, plain_fraction, stake_amount
 from croupier.games.registry import register_family
-from croupier.money import SettlementResult, Wager, settle_against_house
+from croupier.money import SettlementResult, settle_spots_against_house
 
 SPOTS = {s.value: s for s in Spot}
+NAMES = {s: s.value for s in Spot}  # an enum's .value is a property call
 BIG_SMALL = (Spot.BIG, Spot.SMALL)
+_NO_RAKE = Fraction(0)  # the seed takes no service fee on baccarat
 
 
 @dataclass
@@ -232,8 +234,9 @@ class BaccaratEngine(g.Engine[BaccaratState]):
 
     def settle(self, st: BaccaratState) -> SettlementResult:
         c = self.coup(st)
-        wagers = [
-            Wager(st.seats[seat].player, spot.value, amount, spot_result(spot, c, self.paytable))
-            for seat, spot, amount in st.bets
-        ]
-        return settle_against_house(wagers, rake_rate=Fraction(0), hand_id=st.hand_id)
+        results = {
+            NAMES[spot]: spot_result(spot, c, self.paytable) for spot in {s for _, s, _ in st.bets}
+        }
+        seats = st.seats
+        stakes = [(seats[seat].player, NAMES[spot], amount) for seat, spot, amount in st.bets]
+        return settle_spots_against_house(stakes, results, rake_rate=_NO_RAKE, hand_id=st.hand_id)
