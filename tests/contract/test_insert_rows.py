@@ -1,0 +1,57 @@
+"""``insert_rows`` on every backend writes what SQLAlchemy's insert writes: values of
+every column type the store uses, NULLs in every row of a column (which a multi-row
+``VALUES`` list on PostgreSQL would read as text without its casts), and more rows than
+one statement takes (PostgreSQL's multi-row statements are cut in chunks)."""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+
+from croupier.store import db, schema
+
+META = sa.MetaData()
+ROWS = sa.Table(
+    "insert_rows_probe",
+    META,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("big", sa.BigInteger, nullable=True),
+    sa.Column("name", sa.String(20), nullable=True),
+    sa.Column("blob", schema.Bytes, nullable=True),
+    sa.Column("text", sa.Text, nullable=True),
+)
+
+
+def _read(engine: sa.Engine, lo: int, hi: int) -> list[dict[str, object]]:
+    with engine.connect() as c:
+        q = sa.select(ROWS).where(ROWS.c.id.between(lo, hi)).order_by(ROWS.c.id)
+        return [
+            {**r, "blob": None if r["blob"] is None else bytes(r["blob"])}
+            for r in c.execute(q).mappings()
+        ]
+
+
+def test_rows_read_back_as_sqlalchemy_wrote_them(
+    engine: sa.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    META.create_all(engine)
+    monkeypatch.setattr(db, "PG_ROWS", 3)  # 7 rows: statements of 3, 3 and 1 on PostgreSQL
+    rows = [
+        {
+            "id": i,
+            "big": None if i % 2 else 2**62 + i,
+            "name": f"名{i}'\"%s",
+            "blob": bytes([i, 0, 255]),
+            "text": None,  # NULL in every row
+        }
+        for i in range(7)
+    ]
+    with engine.begin() as c:
+        db.insert_rows(c, ROWS, rows)
+        c.execute(ROWS.insert(), [{**r, "id": r["id"] + 100} for r in rows])  # the reference
+    ours, reference = _read(engine, 0, 99), _read(engine, 100, 199)
+    assert ours == rows
+    assert [{**r, "id": r["id"] - 100} for r in reference] == ours
+    with pytest.raises(sa.exc.IntegrityError), engine.begin() as c:
+        db.insert_rows(c, ROWS, rows[:1])  # a duplicate key is the database's error
+    assert _read(engine, 0, 99) == rows
