@@ -10,7 +10,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from croupier.store import schema
-from croupier.store.db import _INSERTS, create_engine, insert_rows
+from croupier.store.db import _SQLITE_INSERTS, create_engine, insert_rows
 
 META = sa.MetaData()
 PLAIN = sa.Table(
@@ -45,15 +45,15 @@ def test_rows_written_either_way_read_back_the_same(tmp_path: Path) -> None:
         raw_when = c.exec_driver_sql("SELECT at FROM converted").scalar_one()
     assert got == rows
     assert when == at and raw_when == "2026-12-02 07:00:00.000000"  # SQLAlchemy's text form
-    assert _INSERTS[("sqlite", "plain", ("id", "name", "blob", "n"))] is not None
-    assert _INSERTS[("sqlite", "converted", ("id", "at"))] is None  # left to SQLAlchemy
+    assert _SQLITE_INSERTS[("plain", ("id", "name", "blob", "n"))] is not None
+    assert _SQLITE_INSERTS[("converted", ("id", "at"))] is None  # left to SQLAlchemy
     eng.dispose()
 
 
 def test_the_stores_hot_tables_take_the_driver_path(tmp_path: Path) -> None:
     """The tables a commit writes by the thousand have no converting column, so their
     rows skip SQLAlchemy's per-row parameter building."""
-    from croupier.store.db import _insert
+    from croupier.store.db import _sqlite_insert
 
     eng = create_engine(f"sqlite:///{tmp_path / 'y.sqlite'}")
     hot = ("events", "streams", "seals", "seal_heads", "ledger_postings", "settlements")
@@ -61,5 +61,5 @@ def test_the_stores_hot_tables_take_the_driver_path(tmp_path: Path) -> None:
     with eng.connect() as c:
         for name in hot:
             t = schema.metadata.tables[name]
-            assert _insert(c, t, tuple(t.c.keys())) is not None, name
+            assert _sqlite_insert(c, t, tuple(t.c.keys())) is not None, name
     eng.dispose()
