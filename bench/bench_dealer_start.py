@@ -42,13 +42,16 @@ sys.path[:0] = [
 
 from prefill import prefill
 
+from croupier.auth.material import init_dev
 from croupier.dealing import Batch, Dealer
 from croupier.events import heads_of, make_event, seal
 from croupier.games import base as g
 from croupier.games.registry import engine, variants
 from croupier.store import EventStore
+from croupier.store.secrets import SeedBox
 from croupier_services.bots import bets_for
 from croupier_services.dealer import DealerCore
+from croupier_services.keys import TrustedKeys, init_keys
 from croupier_services.runtime import load_signers, open_store
 
 STACK = 10_000_000
@@ -111,12 +114,19 @@ def answer(rules: Any, b: Batch, skip: set[str]) -> None:
         b.seals.append(seal(rules, heads_of(evs), 1))
 
 
+def seed_box(keys: str) -> SeedBox:
+    """The dealer's seed key, kept beside the keys folder (a dev set, made once)."""
+    return SeedBox(init_dev(Path(keys).parent / "auth").seed_key.read_bytes())
+
+
 def fill(url: str, keys: str, hands: int, tables: int, unanswered: int) -> dict[str, Any]:
     store = open_store(url)
-    signers = load_signers(store, keys)
+    Path(keys).mkdir(parents=True, exist_ok=True)
+    init_keys(Path(keys))  # the deployment's key files, made once
+    signers = load_signers(store, keys, ("dealer", "rules"), TrustedKeys.from_dir(Path(keys)))
     clock = itertools.count(1_700_000_000_000)
     d = Dealer(signers["dealer"], signers["gateway"], clock_ms=lambda: next(clock))
-    core = DealerCore(d, store, None)
+    core = DealerCore(d, store, None, seed_box=seed_box(keys))
     quick = QUICK
     rng = random.Random(100_000)
     ts = [(f"hist{i:04d}", quick[i % len(quick)]) for i in range(tables)]
@@ -166,13 +176,14 @@ def fill(url: str, keys: str, hands: int, tables: int, unanswered: int) -> dict[
 def measure(url: str, keys: str) -> dict[str, Any]:
     t0 = time.perf_counter()
     store = EventStore.from_url(url)  # migrated by the fill (and runnable by older code)
-    signers = load_signers(store, keys)
+    signers = load_signers(store, keys, ("dealer",), TrustedKeys.from_dir(Path(keys)))
     t1 = time.perf_counter()
     bus = CountingBus()
     core = DealerCore(
         Dealer(signers["dealer"], signers["gateway"], clock_ms=lambda: 1_700_000_000_000),
         store,
         bus,  # type: ignore[arg-type]
+        seed_box=seed_box(keys),
     )
     tables, republished = asyncio.run(core.recover())
     t2 = time.perf_counter()
