@@ -195,3 +195,36 @@ def test_a_running_holder_reloads_a_newer_keyring_and_never_an_older_one(
     forged["version"] = 99
     (d / "keyring.json").write_text(json.dumps(forged))
     assert not trust.refresh(force=True) and trust.version == 2
+
+
+def test_the_checkpoint_witness_asks_the_log_once_per_included_seal() -> None:
+    """The first checkpoint that included a seal never changes: the witness looks it up
+    once per seal (a commit's seal covers many hands); a seal in no checkpoint yet is
+    asked again, since a later checkpoint may include it."""
+    from dataclasses import dataclass
+
+    from croupier.tlog.note import Checkpoint, NoteSigner
+    from croupier.tlog.witness import CheckpointWitness
+
+    @dataclass
+    class Stored:
+        note: str
+
+    kr = ROOT.sign(ring().ending("dealer-k1", revoked_at_ms=1_000), version=2, issued_at_ms=1_000)
+    log = NoteSigner(
+        "croupier.test/log", FileSigner.from_seed("log", "croupier.test/log", b"\x09" * 32)
+    )
+    note = Checkpoint("croupier.test/log", 3, b"\x07" * 32, time_ms=600).sign(log)
+    e = make_event("s", 0, "hand.opened", "dealer", DEALER.key_id, GENESIS, {})
+    included, pending = seal(DEALER, [e], 500), seal(DEALER, [e], 501)
+    asked: list[str] = []
+
+    def first_including(seal_id: str) -> Stored | None:
+        asked.append(seal_id)
+        return Stored(note) if seal_id == included.seal_id else None
+
+    w = CheckpointWitness(kr.registry(), first_including, log.verifier)
+    assert [w(included) for _ in range(3)] == [600, 600, 600]
+    assert [w(pending) for _ in range(2)] == [None, None]
+    assert asked == [included.seal_id, pending.seal_id, pending.seal_id]
+    assert w.lookups == 3

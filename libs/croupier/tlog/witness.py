@@ -8,8 +8,10 @@ checkpoint and fails, whatever ``sealed_at_ms`` it carries.
 
 :class:`CheckpointWitness` is the ``seen_at`` of a :class:`~croupier.events.SealVerifier`
 in an audit of the store. It looks the log up only for seals whose key is revoked (one
-indexed query per such seal, and one signature check per distinct checkpoint); for every
-other seal it answers ``None`` without a query (nothing is asked of the witness then).
+indexed query per such seal, remembered: the first checkpoint that included a seal never
+changes, so a seal met again — one seal covers every hand of its commit — costs a
+dictionary probe; and one signature check per distinct checkpoint); for every other seal
+it answers ``None`` without a query (nothing is asked of the witness then).
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ class CheckpointWitness:
         self.log_key = log_key
         self.lookups = 0  # log queries made (one per seal of a revoked key)
         self._times: dict[str, int | None] = {}  # checkpoint note -> its verified time
+        # seal id -> its first checkpoint's verified time, once the log has one (a seal
+        # in no checkpoint yet is asked again: a later checkpoint may include it)
+        self._seen: dict[str, int | None] = {}
 
     def _revoked(self, s: Seal) -> bool:
         try:
@@ -52,9 +57,13 @@ class CheckpointWitness:
         except UnknownKey:
             return False
 
+    SEEN = 100_000  # seals remembered, at most (the oldest half dropped beyond)
+
     def __call__(self, s: Seal) -> int | None:
         if self.log_key is None or not self._revoked(s):
             return None
+        if s.seal_id in self._seen:
+            return self._seen[s.seal_id]
         self.lookups += 1
         try:
             stored = self.first_including(s.seal_id)
@@ -68,4 +77,8 @@ class CheckpointWitness:
                 self._times[note] = open_checkpoint(note, self.log_key).time_ms
             except CroupierError:
                 self._times[note] = None  # not the pinned log's: vouches for nothing
+        if len(self._seen) >= self.SEEN:
+            for old in list(self._seen)[: self.SEEN // 2]:
+                del self._seen[old]
+        self._seen[s.seal_id] = self._times[note]
         return self._times[note]
