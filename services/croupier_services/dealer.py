@@ -470,18 +470,22 @@ class DealerCore:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(stop.wait(), tick_s)
 
-    async def recover(self, republish_window_ms: int = 86_400_000) -> tuple[int, int]:
+    async def recover(
+        self, republish_window_ms: int = 86_400_000, *, republish: bool = True
+    ) -> tuple[int, int]:
         """After a restart: resume every open table from the registry (its row, its
         current shoe and its last one or two hands; nothing else of its history), and
         republish hands closed within the window that never got an outcome (the publish
         after commit may have been lost). A replica (:attr:`ownership` set) restores no
         table here: each is rebuilt from the log when the replica takes it. Returns
-        (tables restored, hands republished). What it reads grows with the open tables
-        and the unanswered hands, not with the log."""
+        (tables restored, hands republished). What the restore reads grows with the open
+        tables, not with the log; the republish reads every hand opened in the window,
+        so a service starts with ``republish=False`` and runs :meth:`republish_pages`
+        in the background (its start does not wait on a day of hands)."""
         async with self.lock:
-            return await self._recover(republish_window_ms)
+            return await self._recover(republish_window_ms if republish else None)
 
-    async def _recover(self, republish_window_ms: int) -> tuple[int, int]:
+    async def _recover(self, republish_window_ms: int | None) -> tuple[int, int]:
         tables = 0
         page: list[TableRecord] = []
         # a replica loads a table when it takes it (:meth:`take`), not at start: what it
@@ -493,15 +497,53 @@ class DealerCore:
                 tables += self._restore_all(page)
                 page = []
         tables += self._restore_all(page)
-        republished = await self.republish(self.dealer.clock_ms() - republish_window_ms)
+        republished = 0
+        if republish_window_ms is not None:
+            republished = await self.republish(self.dealer.clock_ms() - republish_window_ms)
         if tables or republished:
             log.info("recovered %d tables, republished %d hands", tables, republished)
         return tables, republished
 
+    async def republish_pages(
+        self,
+        window_ms: int = 86_400_000,
+        step_ms: int = 60_000,
+        *,
+        stop: asyncio.Event | None = None,
+    ) -> int:
+        """:meth:`republish` of the window in slices of ``step_ms`` of opening time (the
+        last one open-ended), each read in a worker thread (the event loop keeps serving
+        calls meanwhile), oldest first, until ``stop`` is set. Returns the hands
+        republished."""
+        now = self.dealer.clock_ms()
+        total = 0
+        try:
+            for start in range(now - window_ms, now + 1, step_ms):
+                if stop is not None and stop.is_set():
+                    break
+                # the last slice is open-ended: a hand another replica's clock dated
+                # ahead of this one's is still found
+                end = None if start + step_ms > now else start + step_ms
+                if self.committer.off_loop:
+                    waiting = await asyncio.to_thread(
+                        self.store.closed_hands_without_outcome, start, end
+                    )
+                else:
+                    waiting = self.store.closed_hands_without_outcome(start, end)
+                total += await self._republish(waiting)
+        except Exception as err:  # a background task: say why it stopped, keep serving
+            log.warning("republish stopped after %d hands: %s", total, err)
+            return total
+        if total:
+            log.info("republished %d hands closed without an outcome", total)
+        return total
+
     async def republish(self, since_ms: int) -> int:
         """Publish again the hands opened since ``since_ms`` whose log ends in
         ``hand.closed`` (no rule service has answered them)."""
-        waiting = self.store.closed_hands_without_outcome(since_ms)
+        return await self._republish(self.store.closed_hands_without_outcome(since_ms))
+
+    async def _republish(self, waiting: Sequence[StreamInfo]) -> int:
         if not waiting:
             return 0
         ids = [r.stream_id for r in waiting]

@@ -150,6 +150,7 @@ class Node:
     relays: list[OutboxRelay] = field(default_factory=list)
     loops: list[ConsumerLoop] = field(default_factory=list)
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    once: list[asyncio.Task[int]] = field(default_factory=list)  # start-up work that ends
     stop_event: asyncio.Event = field(default_factory=asyncio.Event)
     bound_port: int = 0
     viewer_port: int = 0  # audit role: the replay viewer's HTTP port (0: off)
@@ -201,7 +202,12 @@ class Node:
                 self.core.ownership = Ownership(
                     self.store, self.dealer_id, self.dealer_address, self.lease_ttl_ms, now_ms
                 )
-            await self.core.recover()
+            await self.core.recover(republish=False)
+            # hands closed without an outcome are found in the background, a slice of
+            # opening time at a time: the start does not wait on a day of hands
+            self.once.append(
+                asyncio.create_task(self.core.republish_pages(stop=self.stop_event))
+            )
             self.relays.append(self.core.relay)
             if self.core.ownership is not None:
                 self.tasks.append(asyncio.create_task(self.core.run_lease_renewal(self.stop_event)))
@@ -375,7 +381,7 @@ class Node:
 
     async def stop(self) -> None:
         self.stop_event.set()
-        for t in self.tasks:
+        for t in [*self.tasks, *self.once]:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await asyncio.wait_for(t, 5)
         if self.viewer is not None:

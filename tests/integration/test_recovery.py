@@ -14,7 +14,7 @@ from croupier.dealing import Dealer
 from croupier.events import verify_chain
 from croupier.games import base as g
 from croupier.signing import Signer
-from croupier.store import EventStore
+from croupier.store import EventStore, Outbox
 from croupier.store.secrets import SeedBox
 from croupier_services.dealer import DealerCore
 from croupier_services.keys import TrustedKeys, init_keys
@@ -133,6 +133,35 @@ async def test_closed_hands_without_outcome_are_republished(tmp_path: Path) -> N
     assert await core2.recover() == (1, 1)
     await relay_all(core2)
     assert bus.items[0][2] == f"hand:{hid}" and bus.items[0][0] == "croupier.hand.baccarat.t2"
+
+
+async def test_a_start_republishes_in_the_background_a_slice_at_a_time(tmp_path: Path) -> None:
+    """A service's start restores the tables only (``republish=False``: its start does
+    not read every hand of the window); :meth:`DealerCore.republish_pages` then finds
+    the hands closed without an outcome slice by slice of opening time, each once."""
+    url = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    store = open_store(url)
+    core = core_for(store, tmp_path / "keys", [bytes(32)])
+    await core.commit("t4", core.dealer.open_table("t4", "baccarat"))
+    hands = []
+    for _ in range(3):
+        hid, b = core.dealer.open_hand("t4", SEATS)
+        await core.commit("t4", b)
+        await core.commit("t4", core.dealer.close_betting(hid))  # no bus: never published
+        hands.append(hid)
+    opened = [store.stream_info(h).opened_at_ms for h in hands]
+    assert len(set(opened)) == 3  # three slices of 1 ms apart at least
+    outbox = Outbox(store.engine)  # published, then lost by the stream
+    assert outbox.delete(outbox.pending("dealer", 100)) > 0
+    bus = RecordingBus()
+    core2 = core_for(open_store(url), tmp_path / "keys", [], bus)
+    core2.dealer.clock_ms = lambda: max(opened) + 5  # a restart later on
+    assert await core2.recover(republish=False) == (1, 0)
+    await relay_all(core2)
+    assert bus.items == []
+    assert await core2.republish_pages(window_ms=10_000, step_ms=1) == 3
+    await relay_all(core2)
+    assert [m for _, _, m in bus.items] == [f"hand:{h}" for h in hands]
 
 
 async def test_a_wrong_kept_seed_refuses_to_resume(tmp_path: Path) -> None:

@@ -557,26 +557,30 @@ def list_streams(
     return [_row_stream(r) for r in conn.execute(q)]
 
 
-def closed_hands_query(since_ms: int) -> sa.Select[Any]:
-    """Hands opened since ``since_ms`` whose last event is ``hand.closed``: a range of
-    the ``opened_at_ms`` index, and per hand one seek for its head in the
-    (``stream_id``, ``seq``) index."""
+def closed_hands_query(since_ms: int, until_ms: int | None = None) -> sa.Select[Any]:
+    """Hands opened since ``since_ms`` (and before ``until_ms``) whose last event is
+    ``hand.closed``: a range of the ``opened_at_ms`` index, and per hand one seek for its
+    head in the (``stream_id``, ``seq``) index. What it reads grows with the hands opened
+    in the range: page a long one (:meth:`EventLog.closed_hands_without_outcome`)."""
     head = (
         sa.select(sa.func.max(_E.c.seq))
         .where(_E.c.stream_id == _S.c.stream_id)
         .correlate(_S)
         .scalar_subquery()
     )
-    return (
+    q = (
         sa.select(_S)
         .join(_E, sa.and_(_E.c.stream_id == _S.c.stream_id, _E.c.seq == head))
         .where(_S.c.opened_at_ms >= since_ms, _S.c.kind == "hand", _E.c.type == "hand.closed")
         .order_by(_S.c.opened_at_ms)
     )
+    return q if until_ms is None else q.where(_S.c.opened_at_ms < until_ms)
 
 
-def closed_hands_without_outcome(conn: Connection, since_ms: int) -> list[StreamInfo]:
-    return [_row_stream(r) for r in conn.execute(closed_hands_query(since_ms))]
+def closed_hands_without_outcome(
+    conn: Connection, since_ms: int, until_ms: int | None = None
+) -> list[StreamInfo]:
+    return [_row_stream(r) for r in conn.execute(closed_hands_query(since_ms, until_ms))]
 
 
 def first_events(
@@ -687,10 +691,13 @@ class EventLog(Database):
                 limit=limit,
             )
 
-    def closed_hands_without_outcome(self, since_ms: int) -> list[StreamInfo]:
-        """Hands opened since ``since_ms`` that are closed and have no outcome yet."""
+    def closed_hands_without_outcome(
+        self, since_ms: int, until_ms: int | None = None
+    ) -> list[StreamInfo]:
+        """Hands opened since ``since_ms`` (and before ``until_ms``) that are closed and
+        have no outcome yet."""
         with self._read() as conn:
-            return closed_hands_without_outcome(conn, since_ms)
+            return closed_hands_without_outcome(conn, since_ms, until_ms)
 
     def count_events(self, stream_id: str | None = None) -> int:
         with self._read() as conn:
