@@ -4,8 +4,9 @@ An event's hash covers its stream and sequence number (see :mod:`croupier.events
 ``(stream_id, seq)`` is unique, so two rows can share a hash only through a SHA-256
 collision: the unique index on ``hash`` guarded nothing the chain does not, and no query
 reads by hash. Its keys are random, so every append touched a random page of an index as
-large as the log: at 3.2 million events (400,000 hands) it cost 488 against 137 CPU µs
-per hand of SQLite inserts. Dropping it keeps the dealer's commit flat in history.
+large as the log: at 3.2 million events (400,000 hands) it cost 288 against 120 CPU µs
+per hand of SQLite inserts (``bench/bench_events_index.py``). Dropping it keeps the
+dealer's commit flat in history.
 
 PostgreSQL drops the constraint in place. SQLite cannot drop a table's constraint: the
 table is rebuilt (Alembic's batch mode copies every row, keeping ``global_pos``) and its
