@@ -29,7 +29,7 @@ from google.protobuf.message import Message
 from sqlalchemy.pool import SingletonThreadPool, StaticPool
 
 from croupier import canonical, limits
-from croupier.auth import SeatTokens, current_identity
+from croupier.auth import SeatTokens, current_identity, not_your_table
 from croupier.bus import subjects, wire
 from croupier.bus.jetstream import Bus
 from croupier.bus.relay import OutboxRelay
@@ -183,10 +183,7 @@ def check_grants(tx: UnitOfWork, writes: Sequence[PendingWrite]) -> set[str]:
             continue
         stale.add(c.table_id)
         if not tx.holds_table(c.table_id, c.gateway):
-            raise PermissionDenied(
-                f"table {c.table_id!r} is not open to gateway {c.gateway!r}",
-                reason="not_your_table",
-            )
+            raise not_your_table(c.table_id, c.gateway)
     return stale
 
 
@@ -499,7 +496,7 @@ class DealerCore:
         tables += self._restore_all(page)
         republished = 0
         if republish_window_ms is not None:
-            republished = await self.republish(self.dealer.clock_ms() - republish_window_ms)
+            republished = await self.republish_pages(republish_window_ms)
         if tables or republished:
             log.info("recovered %d tables, republished %d hands", tables, republished)
         return tables, republished
@@ -511,10 +508,11 @@ class DealerCore:
         *,
         stop: asyncio.Event | None = None,
     ) -> int:
-        """:meth:`republish` of the window in slices of ``step_ms`` of opening time (the
-        last one open-ended), each read in a worker thread (the event loop keeps serving
-        calls meanwhile), oldest first, until ``stop`` is set. Returns the hands
-        republished."""
+        """Publish again the hands opened in the last ``window_ms`` whose log ends in
+        ``hand.closed`` (no rule service has answered them), read in slices of
+        ``step_ms`` of opening time (the last one open-ended), each in a worker thread
+        (the event loop keeps serving calls meanwhile), oldest first, until ``stop`` is
+        set. Returns the hands republished."""
         now = self.dealer.clock_ms()
         total = 0
         try:
@@ -538,12 +536,9 @@ class DealerCore:
             log.info("republished %d hands closed without an outcome", total)
         return total
 
-    async def republish(self, since_ms: int) -> int:
-        """Publish again the hands opened since ``since_ms`` whose log ends in
-        ``hand.closed`` (no rule service has answered them)."""
-        return await self._republish(self.store.closed_hands_without_outcome(since_ms))
-
     async def _republish(self, waiting: Sequence[StreamInfo]) -> int:
+        """Publish again ``waiting``: hands whose log ends in ``hand.closed`` (no rule
+        service has answered them)."""
         if not waiting:
             return 0
         ids = [r.stream_id for r in waiting]
@@ -1083,10 +1078,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             return
         if grant.gateway not in owners:
             metrics.AUTH_REFUSED.labels("gateway", "not_your_table").inc()
-            raise PermissionDenied(
-                f"table {grant.table_id!r} is not open to gateway {grant.gateway!r}",
-                reason="not_your_table",
-            )
+            raise not_your_table(grant.table_id, grant.gateway)
 
     def _table_of(self, hand_id: str | None) -> str | None:
         """The table a hand is dealt at: from memory, else from its id (``<table>_h<n>``,

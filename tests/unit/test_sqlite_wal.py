@@ -41,29 +41,28 @@ def test_the_wal_switch_is_retried_while_another_connection_holds_the_file(
     holder.close()
 
 
+class _Raising:
+    """A cursor whose every statement fails with ``message``; counts the tries."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        self.calls = 0
+
+    def execute(self, sql: str) -> None:
+        self.calls += 1
+        raise sqlite3.OperationalError(self.message)
+
+
 def test_other_errors_are_not_retried() -> None:
-    class Broken:
-        calls = 0
-
-        def execute(self, sql: str) -> None:
-            Broken.calls += 1
-            raise sqlite3.OperationalError("disk I/O error")
-
+    cursor = _Raising("disk I/O error")
     with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
-        db._enter_wal(Broken())
-    assert Broken.calls == 1
+        db._enter_wal(cursor)
+    assert cursor.calls == 1
 
 
 def test_a_lock_that_outlasts_the_busy_timeout_is_raised(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 50)
-
-    class Locked:
-        calls = 0
-
-        def execute(self, sql: str) -> None:
-            Locked.calls += 1
-            raise sqlite3.OperationalError("database is locked")
-
+    cursor = _Raising("database is locked")
     with pytest.raises(sqlite3.OperationalError, match="locked"):
-        db._enter_wal(Locked())
-    assert Locked.calls > 1
+        db._enter_wal(cursor)
+    assert cursor.calls > 1

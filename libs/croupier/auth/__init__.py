@@ -8,6 +8,7 @@ from croupier.auth.interceptor import (
     Resources,
     current_identity,
     identity_from_certificate,
+    not_your_table,
 )
 from croupier.auth.material import AuthDir, init_dev
 from croupier.auth.policy import RULES, Rule
@@ -37,4 +38,5 @@ __all__ = [
     "current_identity",
     "identity_from_certificate",
     "init_dev",
+    "not_your_table",
 ]

@@ -86,6 +86,15 @@ def identity_from_certificate(pem: bytes) -> Identity | None:
     return Identity(str(cn[0].value), role, "certificate")
 
 
+def not_your_table(table: str, gateway: str) -> PermissionDenied:
+    """The refusal of a gateway at a table it does not hold (``not_your_table``): by the
+    interceptor, and by the dealer's commit when a grant was revoked since the call was
+    admitted."""
+    return PermissionDenied(
+        f"table {table!r} is not open to gateway {gateway!r}", reason="not_your_table"
+    )
+
+
 class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def __init__(
         self,
@@ -276,10 +285,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             table, players = ref.table, ref.players
             owners = self._owners(rule, table, ident) or frozenset()
         if ident.subject not in owners:
-            raise PermissionDenied(
-                f"table {table!r} is not open to gateway {ident.subject!r}",
-                reason="not_your_table",
-            )
+            raise not_your_table(table, ident.subject)
         if rule.seats is not None:
             self._check_seats(ident, table, players, rule.seats(request), metadata)
 
