@@ -7,8 +7,10 @@ canonical-JSON payload. Its hash is ``SHA-256(b"croupier:event:v1\\n" + header +
 where ``header`` is the canonical JSON of the envelope fields.
 
 Events are not signed one by one. A producer that appends a batch of events closes it
-with a :class:`Seal`: an Ed25519 signature over the list of ``(stream, seq, hash)`` chain
-heads it appended, at a stated time. Because every hash covers its predecessor, a seal on
+with a :class:`Seal`: an Ed25519 signature over the ``(stream, seq, hash)`` chain heads
+it appended, at a stated time (since version 2, over the RFC 6962 Merkle root of those
+heads, so that each bus message carries only its own hand's heads and their audit paths
+rather than every head of the batch). Because every hash covers its predecessor, a seal on
 a head covers every earlier event of that stream. An event is *covered* when a seal by
 its own producer names the same stream at the same or a later sequence number, and the
 chain between them is intact.
@@ -17,7 +19,7 @@ chain between them is intact.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +32,7 @@ from croupier.errors import (
     UnknownKey,
 )
 from croupier.signing import KeyRegistry, Signer
+from croupier.tlog.merkle import MemoryTree, leaf_hash, root_from_inclusion, root_from_leaf_hashes
 
 GENESIS = bytes(32)
 EVENT_TAG = b"croupier:event:v1\n"
@@ -131,25 +134,53 @@ def make_event(
     return Event(stream, seq, type_, producer, key_id, prev_hash, body, h)
 
 
+SEAL_ENTRY_TAG = b"croupier:seal-entry:v2\n"
+
+
 @dataclass(frozen=True, slots=True)
 class SealEntry:
     stream: str
     seq: int
     hash: bytes
 
+    def leaf(self) -> bytes:
+        """This entry's leaf hash in a version-2 seal's tree: ``SHA-256(0x00 || tag ||
+        canonical JSON [stream, seq, hash hex])`` (RFC 6962 leaf hashing)."""
+        return leaf_hash(
+            SEAL_ENTRY_TAG + canonical.dumps([self.stream, self.seq, self.hash.hex()], check=False)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SealPart:
+    """What a version-2 seal carries when it travels with only some of its entries (a
+    bus message names one hand): how many entries its signed root covers, and for each
+    carried entry, in order, its leaf index and RFC 6962 audit path into that root."""
+
+    size: int
+    paths: tuple[tuple[int, tuple[bytes, ...]], ...]
+
 
 @dataclass(frozen=True, slots=True)
 class Seal:
-    """A producer's signature over a batch of chain heads."""
+    """A producer's signature over a batch of chain heads.
+
+    Version 1 signs the list of entries itself. Version 2 signs the RFC 6962 Merkle root
+    over the entries (:meth:`SealEntry.leaf`) and their number, so a message can carry a
+    seal with only the entries it needs and their audit paths (``part``) and still be
+    verified against the same signature. A stored or exported seal is always whole."""
 
     producer: str
     key_id: str
     sealed_at_ms: int
     entries: tuple[SealEntry, ...]
     signature: bytes
+    version: int = 1
+    part: SealPart | None = None
 
     @staticmethod
     def body(producer: str, key_id: str, sealed_at_ms: int, entries: Sequence[SealEntry]) -> bytes:
+        """The bytes a version-1 seal signs."""
         return canonical.dumps(
             {
                 "entries": [[e.stream, e.seq, e.hash.hex()] for e in entries],
@@ -158,6 +189,54 @@ class Seal:
                 "sealed_at_ms": sealed_at_ms,
             },
             check=False,
+        )
+
+    @staticmethod
+    def body_v2(producer: str, key_id: str, sealed_at_ms: int, root: bytes, size: int) -> bytes:
+        """The bytes a version-2 seal signs: its entries' Merkle root and their number."""
+        return canonical.dumps(
+            {
+                "key_id": key_id,
+                "producer": producer,
+                "root": root.hex(),
+                "sealed_at_ms": sealed_at_ms,
+                "size": size,
+                "v": 2,
+            },
+            check=False,
+        )
+
+    @property
+    def size(self) -> int:
+        """How many entries the signature covers (a part carries fewer)."""
+        return len(self.entries) if self.part is None else self.part.size
+
+    def root(self) -> bytes:
+        """A version-2 seal's Merkle root: over every entry of a whole seal, or the one
+        root every carried entry's audit path leads to (else :class:`SignatureError`)."""
+        if self.part is None:
+            return root_from_leaf_hashes([e.leaf() for e in self.entries])
+        roots = set()
+        for e, (index, path) in zip(self.entries, self.part.paths, strict=True):
+            try:
+                roots.add(root_from_inclusion(index, self.part.size, e.leaf(), path))
+            except IntegrityError as err:
+                raise SignatureError(
+                    f"seal by {self.key_id}: entry {e.stream}#{e.seq}: {err.message}"
+                ) from err
+        if len(roots) != 1:
+            raise SignatureError(f"seal by {self.key_id}: its entries lead to different roots")
+        return roots.pop()
+
+    def signed_body(self, root: bytes | None = None) -> bytes:
+        if self.version == 1:
+            return Seal.body(self.producer, self.key_id, self.sealed_at_ms, self.entries)
+        return Seal.body_v2(
+            self.producer,
+            self.key_id,
+            self.sealed_at_ms,
+            self.root() if root is None else root,
+            self.size,
         )
 
     @property
@@ -175,51 +254,128 @@ class Seal:
             seen_at_ms=seen_at_ms,
         )
 
-    def verify_signature(self, registry: KeyRegistry) -> None:
-        registry.verify_signature(
-            self.key_id,
-            SEAL_DOMAIN,
-            Seal.body(self.producer, self.key_id, self.sealed_at_ms, self.entries),
-            self.signature,
-        )
+    def verify_signature(self, registry: KeyRegistry, root: bytes | None = None) -> None:
+        registry.verify_signature(self.key_id, SEAL_DOMAIN, self.signed_body(root), self.signature)
 
     def verify(self, registry: KeyRegistry, seen_at_ms: int | None = None) -> None:
         self.check_key(registry, seen_at_ms)
         self.verify_signature(registry)
 
     def to_json_dict(self) -> dict[str, Any]:
-        return {
-            "producer": self.producer,
-            "key_id": self.key_id,
-            "sealed_at_ms": self.sealed_at_ms,
-            "entries": [[e.stream, e.seq, e.hash.hex()] for e in self.entries],
-            "signature": self.signature.hex(),
-        }
+        d: dict[str, Any] = {} if self.version == 1 else {"v": self.version}
+        d["producer"] = self.producer
+        d["key_id"] = self.key_id
+        d["sealed_at_ms"] = self.sealed_at_ms
+        d["entries"] = [[e.stream, e.seq, e.hash.hex()] for e in self.entries]
+        d["signature"] = self.signature.hex()
+        if self.part is not None:
+            d["size"] = self.part.size
+            d["paths"] = [[i, [h.hex() for h in p]] for i, p in self.part.paths]
+        return d
 
     @classmethod
     def from_json_dict(cls, d: Mapping[str, Any]) -> Seal:
         try:
+            version = d.get("v", 1)
+            if version not in (1, 2) or isinstance(version, bool):
+                raise ValueError(f"unknown seal version {version!r}")
+            entries = tuple(SealEntry(str(s), int(q), bytes.fromhex(h)) for s, q, h in d["entries"])
+            part = None
+            if "paths" in d or "size" in d:
+                part = _part(version, len(entries), d["size"], d["paths"])
             return cls(
                 producer=str(d["producer"]),
                 key_id=str(d["key_id"]),
                 sealed_at_ms=int(d["sealed_at_ms"]),
-                entries=tuple(
-                    SealEntry(str(s), int(q), bytes.fromhex(h)) for s, q, h in d["entries"]
-                ),
+                entries=entries,
                 signature=bytes.fromhex(d["signature"]),
+                version=version,
+                part=part,
             )
-        except (KeyError, ValueError, TypeError) as e:
+        except (KeyError, ValueError, TypeError, AttributeError) as e:
             raise InvalidInput(f"malformed seal: {e}") from e
 
+    def part_for(self, streams: Collection[str]) -> Seal | None:
+        """This seal as a message about ``streams`` carries it: a version-2 seal with
+        only the entries naming them and their audit paths (None when it names none of
+        them); a version-1 seal whole, as it was signed."""
+        if self.version == 1:
+            return self
+        if self.part is not None:
+            keep = [i for i, e in enumerate(self.entries) if e.stream in streams]
+            if len(keep) == len(self.entries):
+                return self
+            paths = tuple(self.part.paths[i] for i in keep)
+            entries = tuple(self.entries[i] for i in keep)
+            part = SealPart(self.part.size, paths)
+        else:
+            tree, where = _seal_tree(self)
+            idx = sorted(i for s in streams for i in where.get(s, ()))
+            if len(idx) == len(self.entries):
+                return self
+            entries = tuple(self.entries[i] for i in idx)
+            part = SealPart(
+                len(self.entries),
+                tuple((i, tuple(tree.inclusion_proof(i, len(self.entries)))) for i in idx),
+            )
+        if not entries:
+            return None
+        return Seal(self.producer, self.key_id, self.sealed_at_ms, entries, self.signature, 2, part)
 
-def seal(signer: Signer, heads: Iterable[Event], sealed_at_ms: int) -> Seal:
-    """Sign the given chain heads (normally the last event of each stream in a batch)."""
+
+def _part(version: int, n: int, size: Any, raw: Any) -> SealPart:
+    if version != 2:
+        raise ValueError("only a version-2 seal travels in part")
+    if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+        raise ValueError(f"size must be a positive integer, not {size!r}")
+    paths = tuple((int(i), tuple(bytes.fromhex(h) for h in p)) for i, p in raw)
+    if len(paths) != n or n == 0:
+        raise ValueError(f"{n} entries carry {len(paths)} audit paths")
+    return SealPart(size, paths)
+
+
+_TREES: dict[bytes, tuple[MemoryTree, dict[str, list[int]]]] = {}
+
+
+def _seal_tree(s: Seal) -> tuple[MemoryTree, dict[str, list[int]]]:
+    """A whole version-2 seal's tree and where each stream's entries sit, built once per
+    seal while its messages are encoded (the last few seals are kept)."""
+    hit = _TREES.get(s.signature)
+    if hit is not None:
+        return hit
+    tree = MemoryTree()
+    where: dict[str, list[int]] = {}
+    for i, e in enumerate(s.entries):
+        tree.append(e.leaf())
+        where.setdefault(e.stream, []).append(i)
+    if len(_TREES) >= 16:
+        del _TREES[next(iter(_TREES))]
+    _TREES[s.signature] = (tree, where)
+    return tree, where
+
+
+def seal(signer: Signer, heads: Iterable[Event], sealed_at_ms: int, version: int = 2) -> Seal:
+    """Sign the given chain heads (normally the last event of each stream in a batch):
+    by default a version-2 seal, whose signature covers the entries' Merkle root
+    (version 1, which signs the entries themselves, is what stores written before
+    version 2 hold)."""
     entries = tuple(SealEntry(e.stream, e.seq, e.hash) for e in heads)
     if not entries:
         raise InvalidInput("a seal needs at least one head")
-    body = Seal.body(signer.producer, signer.key_id, sealed_at_ms, entries)
+    if version == 1:
+        body = Seal.body(signer.producer, signer.key_id, sealed_at_ms, entries)
+    elif version == 2:
+        root = root_from_leaf_hashes([e.leaf() for e in entries])
+        body = Seal.body_v2(signer.producer, signer.key_id, sealed_at_ms, root, len(entries))
+    else:
+        raise InvalidInput(f"unknown seal version {version!r}")
     return Seal(
-        signer.producer, signer.key_id, sealed_at_ms, entries, signer.sign(SEAL_DOMAIN, body)
+        signer.producer,
+        signer.key_id,
+        sealed_at_ms,
+        entries,
+        signer.sign(SEAL_DOMAIN, body),
+        version,
     )
 
 
@@ -307,6 +463,9 @@ class SealVerifier:
     entries, another time or another key id is a different seal and is verified (and
     refused) on its own. The look-up costs a dictionary probe and an equality check (an
     identity check when, as usual, the same seal object comes again), not a re-encoding.
+    A version-2 seal that travels in part is checked by its entries' audit paths (a few
+    hashes each) against the root its signature was verified over; a part whose entries
+    lead to another root is verified anew, and refused.
 
     Key validity is checked on every call (it is a few dictionary look-ups), only the
     Ed25519 verification is remembered. ``seen_at`` says when a witness other than the
@@ -321,19 +480,27 @@ class SealVerifier:
     ) -> None:
         self.registry = registry
         self.seen_at = seen_at
-        # by signature, the verified seal; insertion-ordered: the oldest are dropped first
+        # by signature, the verified whole seal; insertion-ordered: the oldest go first
         self._ok: dict[bytes, Seal] = {}
+        # by signature, what a verified version-2 signature covers (producer, key id,
+        # time, root, size): a part of that seal passes once its paths lead to that root
+        self._parts: dict[bytes, tuple[str, str, int, bytes, int]] = {}
 
     def verify(self, s: Seal) -> None:
         s.check_key(self.registry, None if self.seen_at is None else self.seen_at(s))
-        known = self._ok.get(s.signature)
-        if known is not None and (known is s or known == s):
+        if s.part is None:
+            known = self._ok.get(s.signature)
+            if known is not None and (known is s or known == s):
+                return
+            s.verify_signature(self.registry)
+            _remember(self._ok, s.signature, s, self.CACHE)
             return
-        s.verify_signature(self.registry)
-        self._ok[s.signature] = s
-        if len(self._ok) > self.CACHE:
-            for old in list(self._ok)[: self.CACHE // 2]:
-                del self._ok[old]
+        root = s.root()  # every carried entry's path leads to it, or SignatureError
+        signed = (s.producer, s.key_id, s.sealed_at_ms, root, s.part.size)
+        if self._parts.get(s.signature) == signed:
+            return
+        s.verify_signature(self.registry, root)
+        _remember(self._parts, s.signature, signed, self.CACHE)
 
     def check_event_keys(self, events: Sequence[Event]) -> None:
         """Each event names a key id registered to its own producer (a rules key never
@@ -395,6 +562,13 @@ class SealVerifier:
                     stream=e.stream,
                     seq=e.seq,
                 )
+
+
+def _remember(kept: dict[bytes, Any], key: bytes, value: Any, cap: int) -> None:
+    kept[key] = value
+    if len(kept) > cap:
+        for old in list(kept)[: cap // 2]:
+            del kept[old]
 
 
 def first_error(

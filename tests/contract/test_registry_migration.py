@@ -6,6 +6,7 @@ registry."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from croupier import dealing, events
 from croupier.dealing import Dealer
 from croupier.signing import FileSigner, Signer
 from croupier.store import Store, migrate, schema
@@ -66,8 +68,10 @@ async def write_history(core: DealerCore) -> None:
 
 
 async def test_0002_fills_the_registry_from_an_old_log(
-    old_engine: sa.Engine, tmp_path: Path
+    old_engine: sa.Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # the log as the code of that time wrote it: version-1 seals (no version column)
+    monkeypatch.setattr(dealing, "seal", functools.partial(events.seal, version=1))
     signers = {p: FileSigner.generate(p) for p in ("dealer", "gateway")}
     scratch = Store.open(f"sqlite:///{tmp_path / 'scratch.sqlite'}", upgrade=True)
     for s in signers.values():
@@ -78,6 +82,8 @@ async def test_0002_fills_the_registry_from_an_old_log(
         for name in COPIED:
             t = schema.metadata.tables[name]
             rows = [dict(r) for r in src.execute(sa.select(t).order_by(*t.primary_key)).mappings()]
+            if name == "seals":
+                assert {r.pop("version") for r in rows} == {1}
             if name == "events":  # the old schema had no table_id; positions renumber
                 rows = [
                     {k: v for k, v in r.items() if k not in ("table_id", "global_pos")}

@@ -124,7 +124,7 @@ def test_key_validity_window_and_producer_binding(dealer: Signer) -> None:
 def test_signatures_are_domain_separated(dealer: Signer) -> None:
     e = make_event("s", 0, "x", "dealer", dealer.key_id, GENESIS, {})
     s = seal(dealer, [e], 1)
-    body = Seal.body(s.producer, s.key_id, s.sealed_at_ms, s.entries)
+    body = s.signed_body()
     assert dealer.sign("seal", body) == s.signature
     assert dealer.sign("other", body) != s.signature
 

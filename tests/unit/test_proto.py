@@ -165,6 +165,7 @@ def _to_pb_seal(s: events.Seal) -> envelope_pb2.Seal:
             envelope_pb2.SealEntry(stream=x.stream, seq=x.seq, hash=x.hash) for x in s.entries
         ],
         signature=s.signature,
+        version=s.version,
     )
 
 
@@ -175,6 +176,7 @@ def _from_pb_seal(m: envelope_pb2.Seal) -> events.Seal:
         sealed_at_ms=m.sealed_at_ms,
         entries=tuple(events.SealEntry(x.stream, x.seq, x.hash) for x in m.entries),
         signature=m.signature,
+        version=m.version or 1,
     )
 
 

@@ -41,7 +41,12 @@ def _event(e: Event) -> dict[str, Any]:
 
 
 def encode(kind: str, events: Sequence[Event], seals: Sequence[Seal]) -> bytes:
-    seal_dicts = [s.to_json_dict() for s in seals]
+    """The message: ``events`` and, of each seal, what covers them — a version-2 seal
+    only with its entries naming the message's streams and their audit paths (a seal
+    naming none of them is left out), a version-1 seal whole."""
+    streams = {e.stream for e in events}
+    parts = [s.part_for(streams) for s in seals]
+    seal_dicts = [p.to_json_dict() for p in parts if p is not None]
     try:
         return orjson.dumps(
             {"kind": kind, "events": [_event(e) for e in events], "seals": seal_dicts}
@@ -54,8 +59,10 @@ def encode(kind: str, events: Sequence[Event], seals: Sequence[Seal]) -> bytes:
 class _Seals:
     """Seals already rebuilt from messages, reused when a message carries one again.
 
-    A batch seal covers up to hundreds of hands and travels in each of their messages;
-    rebuilding its entries every time is most of a consumer's decode. The reuse is keyed
+    A version-1 batch seal covers up to hundreds of hands and travels whole in each of
+    their messages; rebuilding its entries every time is most of a consumer's decode. (A
+    version-2 seal travels in part, a few entries and paths: it is rebuilt each time.) The
+    reuse is keyed
     on the seal's whole content — producer, key id, time, signature and every entry, the
     entries compared as parsed — so a seal with any field changed is rebuilt (and then
     verified) as new; a copied signature over other entries never matches."""
@@ -66,10 +73,12 @@ class _Seals:
 
     def get(self, d: Any) -> Seal:
         try:
+            if "paths" in d:
+                return Seal.from_json_dict(d)
             key = (d["producer"], d["key_id"], d["sealed_at_ms"], d["signature"])
             entries = d["entries"]
             hit = self.kept.get(key)  # TypeError: a part is not hashable
-        except (KeyError, TypeError):
+        except (KeyError, TypeError):  # not a mapping, a part missing or unhashable
             return Seal.from_json_dict(d)  # words the error
         if hit is not None and hit[0] == entries:
             return hit[1]

@@ -145,6 +145,13 @@ def _check_seal(s: Seal) -> None:
     _check_ms("sealed_at_ms", s.sealed_at_ms)
     if not s.entries:
         raise InvalidInput("a seal needs at least one head")
+    if s.version not in (1, 2):
+        raise InvalidInput(f"unknown seal version {s.version!r}")
+    if s.part is not None:
+        raise InvalidInput(
+            f"seal {s.seal_id} carries {len(s.entries)} of its {s.size} entries: "
+            "a seal is stored whole"
+        )
     if not isinstance(s.signature, bytes) or len(s.signature) != 64:
         raise InvalidInput("a seal signature is 64 bytes")
     for entry in s.entries:
@@ -219,6 +226,7 @@ def _seal_row(s: Seal) -> dict[str, Any]:
         "sealed_at_ms": s.sealed_at_ms,
         "entries": _entries_bytes(s.entries),
         "signature": s.signature,
+        "version": s.version,
     }
 
 
@@ -230,6 +238,7 @@ def _row_seal(r: AnyRow) -> Seal:
         sealed_at_ms=int(r.sealed_at_ms),
         entries=tuple(SealEntry(str(s), int(q), bytes.fromhex(h)) for s, q, h in raw),
         signature=bytes(r.signature),
+        version=int(r.version),
     )
 
 

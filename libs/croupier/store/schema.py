@@ -32,10 +32,12 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     MetaData,
+    SmallInteger,
     String,
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeEngine
@@ -117,6 +119,8 @@ seals = Table(
     Column("sealed_at_ms", BigInteger, nullable=False),
     Column("entries", Bytes, nullable=False),
     Column("signature", Bytes(64), nullable=False),
+    # 1: the signature covers the entries; 2: their Merkle root (croupier.events.Seal)
+    Column("version", SmallInteger, nullable=False, server_default=text("1")),
 )
 
 seal_heads = Table(

@@ -18,9 +18,13 @@ between two checkpoints fails.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from croupier import canonical
-from croupier.events import Seal
 from croupier.tlog.merkle import leaf_hash
+
+if TYPE_CHECKING:  # croupier.events hashes seal entries with croupier.tlog.merkle
+    from croupier.events import Seal
 
 LEAF_TAG = b"croupier:tlog-leaf:v1\n"
 

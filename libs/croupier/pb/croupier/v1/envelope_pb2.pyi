@@ -37,18 +37,20 @@ class SealEntry(_message.Message):
     def __init__(self, stream: _Optional[str] = ..., seq: _Optional[int] = ..., hash: _Optional[bytes] = ...) -> None: ...
 
 class Seal(_message.Message):
-    __slots__ = ("producer", "key_id", "sealed_at_ms", "entries", "signature")
+    __slots__ = ("producer", "key_id", "sealed_at_ms", "entries", "signature", "version")
     PRODUCER_FIELD_NUMBER: _ClassVar[int]
     KEY_ID_FIELD_NUMBER: _ClassVar[int]
     SEALED_AT_MS_FIELD_NUMBER: _ClassVar[int]
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
     SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
     producer: str
     key_id: str
     sealed_at_ms: int
     entries: _containers.RepeatedCompositeFieldContainer[SealEntry]
     signature: bytes
-    def __init__(self, producer: _Optional[str] = ..., key_id: _Optional[str] = ..., sealed_at_ms: _Optional[int] = ..., entries: _Optional[_Iterable[_Union[SealEntry, _Mapping]]] = ..., signature: _Optional[bytes] = ...) -> None: ...
+    version: int
+    def __init__(self, producer: _Optional[str] = ..., key_id: _Optional[str] = ..., sealed_at_ms: _Optional[int] = ..., entries: _Optional[_Iterable[_Union[SealEntry, _Mapping]]] = ..., signature: _Optional[bytes] = ..., version: _Optional[int] = ...) -> None: ...
 
 class EventBatch(_message.Message):
     __slots__ = ("events", "seals")
