@@ -4,7 +4,7 @@ canonical bytes and hash, the postings), per variant, in CPU µs per call.
 
     .venv/bin/python bench/bench_settle_state.py [--hands 300] [--players 8]
         [--variants baccarat,niuniu.hundred,...] [--repeat 5] [--profile VARIANT]
-        [--dump FILE] [--states FILE]
+        [--dump FILE] [--states FILE] [--service]
 
 Hands are played once by the demo's own table loop (:func:`croupier_services.demo.
 play_table`, the bots of every family) against the dealer core in process
@@ -12,13 +12,16 @@ play_table`, the bots of every family) against the dealer core in process
 same hands. Each hand is replayed to its closed state (what ``settle_events`` does
 before settling), then ``settle_state`` runs over all of a variant's hands ``--repeat``
 times; the least CPU time (``time.process_time``) of the repeats is reported per call.
-``--dump FILE`` writes every hand's record bytes and postings (one JSON line a hand):
-two dumps from two versions of the kernel must be identical byte for byte.
-``--profile VARIANT`` runs that variant's settlements under cProfile and prints the
-top functions by own time. ``--states FILE`` keeps the closed hands (pickled) and reads
-them back on the next run: the same hands for two versions of the code, and a run
-cheap enough for valgrind, where ``--repeat 1`` less ``--repeat 0`` is the
-instructions of settling each hand once (unaffected by the machine's load)::
+``--dump FILE`` writes every hand's record bytes, postings and ``hand.settled`` payload
+(one JSON line a hand): two dumps from two versions of the kernel must be identical byte
+for byte. ``--service`` also encodes each hand's ``hand.settled`` payload as the
+settlement service does (:func:`croupier.events.make_event`: canonical JSON, checked),
+so a figure is the service's whole cost of a hand after the replay. ``--profile
+VARIANT`` runs that variant's settlements under cProfile and prints the top functions by
+own time. ``--states FILE`` keeps the closed hands (pickled) and reads them back on the
+next run: the same hands for two versions of the code, and a run cheap enough for
+valgrind, where ``--repeat 1`` less ``--repeat 0`` is the instructions of settling each
+hand once (unaffected by the machine's load)::
 
     valgrind --tool=cachegrind --cache-sim=no --cache-sim=no .venv/bin/python \
         bench/bench_settle_state.py --states /tmp/hands.pickle --variants baccarat --repeat 1
@@ -42,6 +45,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from croupier import canonical
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
 from croupier.settlement import settle_state
@@ -100,11 +104,15 @@ def closed_states(variant: str, hands: int, players: int, seed: int) -> list[Clo
     return out
 
 
-def run(states: list[Closed]) -> float:
+def run(states: list[Closed], service: bool = False) -> float:
     gc.collect()
     start = time.process_time()
-    for eng, st in states:
-        settle_state(eng, st)
+    if service:
+        for eng, st in states:
+            canonical.dumps(settle_state(eng, st).settled_payload())
+    else:
+        for eng, st in states:
+            settle_state(eng, st)
     return time.process_time() - start
 
 
@@ -118,6 +126,7 @@ def main() -> None:
     p.add_argument("--profile", default="")
     p.add_argument("--dump", default="")
     p.add_argument("--states", default="")
+    p.add_argument("--service", action="store_true")
     args = p.parse_args()
     names = [v for v in args.variants.split(",") if v]
     for v in names:
@@ -137,6 +146,9 @@ def main() -> None:
         kept.update({v: [(e.variant, st) for e, st in states[v]] for v in names})
         with open(args.states, "wb") as f:
             pickle.dump(kept, f)
+    # the hands kept are no part of a run's collections (nor of its instructions)
+    gc.collect()
+    gc.freeze()
     print(
         f"{sum(map(len, states.values()))} hands of {len(names)} variants ready "
         f"in {time.perf_counter() - t0:.1f}s (seed {args.seed}, up to {args.players} players)",
@@ -152,13 +164,14 @@ def main() -> None:
                         "hand": st.hand_id,
                         "record": hs.record_bytes.decode(),
                         "postings": hs.postings,
+                        "settled": canonical.dumps(hs.settled_payload()).decode(),
                     }
                     f.write(json.dumps(line, sort_keys=True) + "\n")
     if args.profile:
         prof = cProfile.Profile()
         prof.enable()
         for _ in range(args.repeat):
-            run(states[args.profile])
+            run(states[args.profile], args.service)
         prof.disable()
         pstats.Stats(prof).sort_stats("tottime").print_stats(25)
         return
@@ -166,7 +179,7 @@ def main() -> None:
         return
     print(f"{'variant':18s} {'hands':>6s} {'CPU µs/settle':>14s}")
     for v in names:
-        best = min(run(states[v]) for _ in range(args.repeat))
+        best = min(run(states[v], args.service) for _ in range(args.repeat))
         n = len(states[v])
         print(f"{v:18s} {n:6d} {best / n * 1e6:14.1f}")
 

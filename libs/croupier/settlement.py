@@ -20,7 +20,7 @@ import orjson
 from croupier import canonical
 from croupier.errors import MoneyError
 from croupier.games.base import Engine, HandState
-from croupier.money.record import RECORD_VERSION, RECORD_VERSIONS
+from croupier.money.record import RECORD_VERSION, RECORD_VERSIONS, SettlementResult
 
 HOUSE = "house"
 
@@ -86,15 +86,16 @@ def account_for(participant: str, variant: str) -> str:
 
 def postings_for(deltas: Mapping[str, int], rake: int, variant: str) -> tuple[tuple[str, int], ...]:
     lines: dict[str, int] = {}
+    house = account_for(HOUSE, variant)
     for who, d in deltas.items():
-        acc = account_for(who, variant)
+        acc = house if who == HOUSE else f"player:{who}"  # account_for(who, variant)
         lines[acc] = lines.get(acc, 0) + d
     if rake:
         lines[f"rake:{variant}"] = lines.get(f"rake:{variant}", 0) + rake
     # Every participant keeps a line, zero included: a hand that moves no money (a push,
     # a coup without bets) is still settled once, with a transaction that says so.
-    out = tuple(sorted(lines.items())) or ((account_for(HOUSE, variant), 0),)
-    if sum(n for _, n in out) != 0:
+    out = tuple(sorted(lines.items())) or ((house, 0),)
+    if sum(lines.values()) != 0:
         raise MoneyError(f"postings do not balance: {out}")
     return out
 
@@ -104,25 +105,29 @@ def settle_state(
 ) -> HandSettlement:
     """``record_version``: the settlement record version to write (the auditor passes
     the one a hand was recorded with)."""
-    result = engine.settle(state)
+    return settlement_of(engine.settle(state), state.hand_id, engine.variant, record_version)
+
+
+def settlement_of(
+    result: SettlementResult, hand_id: str, variant: str, record_version: int = RECORD_VERSION
+) -> HandSettlement:
+    """The settlement of hand ``hand_id`` of ``variant`` that the kernel settled as
+    ``result`` (:func:`settle_state`)."""
     record = result.to_json_dict(record_version)
     body = canonical.dumps(record, check=False)  # built by the kernel: ints and strings
-    deltas = dict(result.deltas)
     rake = int(result.total_rake)
-    postings = postings_for(deltas, rake, engine.variant)
-    staked = sum(result.staked.values())
-    # a loss beyond the stake (百人 multipliers) is no negative payout: count what is paid back
-    returned = sum(max(0, v) for v in result.returned.values())
     return HandSettlement(
-        hand_id=state.hand_id,
-        variant=engine.variant,
+        hand_id=hand_id,
+        variant=variant,
         record=record,
         record_bytes=body,
         record_hash=hashlib.sha256(body).hexdigest(),
-        postings=postings,
+        postings=postings_for(result.deltas, rake, variant),
         rake=rake,
-        staked=staked,
-        returned=returned,
+        staked=sum(result.staked.values()),
+        # a loss beyond the stake (百人 multipliers) is no negative payout: count what
+        # is paid back
+        returned=sum([v for v in result.returned.values() if v > 0]),
     )
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from fractions import Fraction
 from types import MappingProxyType
-from typing import TypeAlias
+from typing import TypeAlias, cast
 
 from croupier.errors import InvalidInput, MoneyError
 from croupier.money.units import fraction_text
@@ -61,14 +61,7 @@ class ClaimLine:
     amount: Fraction
 
     def to_json_dict(self) -> JsonDict:
-        return {
-            "payer": self.payer,
-            "payee": self.payee,
-            "spot": self.spot,
-            "base": self.base,
-            "factors": [fraction_text(f) for f in self.factors],
-            "amount": fraction_text(self.amount),
-        }
+        return cast(JsonDict, _claims_json((self,))[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,13 +94,7 @@ class PaidLine:
     paid: int
 
     def to_json_dict(self) -> JsonDict:
-        return {
-            "payer": self.payer,
-            "payee": self.payee,
-            "spot": self.spot,
-            "exact": fraction_text(self.exact),
-            "paid": self.paid,
-        }
+        return cast(JsonDict, _paid_json((self,))[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +112,7 @@ class TheoreticalStep:
             "step": self.kind.value,
             "rule": self.rule,
             "source": self.source,
-            "claims": [c.to_json_dict() for c in self.claims],
+            "claims": _claims_json(self.claims),
             "nets": _nets_json(self.nets),
         }
 
@@ -217,7 +204,7 @@ class RoundingStep:
             "rule": self.rule,
             "source": self.source,
             "unit": self.unit,
-            "payments": [p.to_json_dict() for p in self.payments],
+            "payments": _paid_json(self.payments),
             "kept_by_payers": _nets_json(self.kept_by_payers),
         }
 
@@ -345,6 +332,41 @@ class RakeStep:
         return out
 
 
+# The JSON of the record's most numerous lines, a whole step's at a time (one loop, no
+# call per line): each line class's ``to_json_dict`` is its one-line list's.
+def _claims_json(claims: tuple[ClaimLine, ...]) -> list[JsonValue]:
+    text = fraction_text
+    return [
+        {
+            "payer": c.payer,
+            "payee": c.payee,
+            "spot": c.spot,
+            "base": c.base,
+            "factors": [text(f) for f in c.factors],
+            "amount": text(c.amount),
+        }
+        for c in claims
+    ]
+
+
+def _paid_json(payments: tuple[PaidLine, ...]) -> list[JsonValue]:
+    text = fraction_text
+    return [
+        {
+            "payer": p.payer,
+            "payee": p.payee,
+            "spot": p.spot,
+            "exact": text(p.exact),
+            "paid": p.paid,
+        }
+        for p in payments
+    ]
+
+
+def _spots_json(spots: tuple[SpotLine, ...]) -> list[JsonValue]:
+    return [{"participant": s.participant, "spot": s.spot, "amount": s.amount} for s in spots]
+
+
 # Positional builders of the record's line classes for the kernel's hot loops: the very
 # object ``cls(*fields)`` gives (these classes have no __post_init__), with each slot set
 # directly instead of through the frozen dataclass's ``object.__setattr__`` per field.
@@ -394,7 +416,7 @@ class SpotLine:
     amount: int
 
     def to_json_dict(self) -> JsonDict:
-        return {"participant": self.participant, "spot": self.spot, "amount": self.amount}
+        return cast(JsonDict, _spots_json((self,))[0])
 
 
 _SPOT_SLOTS = tuple(SpotLine.__dict__[f.name].__set__ for f in fields(SpotLine))
@@ -448,6 +470,9 @@ class SettlementResult:
         object.__setattr__(self, "rake", _frozen_map(self.rake))
         object.__setattr__(self, "staked", _frozen_map(self.staked))
         object.__setattr__(self, "returned", _frozen_map(self.returned))
+        self._check_balance()
+
+    def _check_balance(self) -> None:
         if sum(self.deltas.values()) + self.total_rake != 0:
             raise MoneyError(
                 f"settlement does not balance: deltas sum {sum(self.deltas.values())}, "
@@ -455,6 +480,41 @@ class SettlementResult:
             )
         if sum(self.rake.values()) != self.total_rake:
             raise MoneyError("per-participant rake does not add up to the total rake")
+
+    @classmethod
+    def of_own_maps(
+        cls,
+        hand_id: str,
+        participants: tuple[str, ...],
+        deltas: dict[str, int],
+        rake: dict[str, int],
+        total_rake: int,
+        steps: tuple[Step, ...],
+        spots: tuple[SpotLine, ...],
+        staked: dict[str, int],
+        returned: dict[str, int],
+    ) -> SettlementResult:
+        """``cls(hand_id, participants, deltas, rake, total_rake, steps, spots,
+        staked=staked, returned=returned)`` for dicts the caller built for this result
+        and keeps no hold on (the kernel's own): each is wrapped read-only as it is,
+        without the copy the constructor makes of a mapping someone else may hold. The
+        same result, the same checks."""
+        result = object.__new__(cls)
+        vars(result).update(
+            hand_id=hand_id,
+            participants=participants,
+            deltas=MappingProxyType(deltas),
+            rake=MappingProxyType(rake),
+            total_rake=total_rake,
+            steps=steps,
+            spots=spots,
+            pots=(),
+            staked=MappingProxyType(staked),
+            returned=MappingProxyType(returned),
+            stakes_since=1,
+        )
+        result._check_balance()
+        return result
 
     def delta(self, participant: str) -> int:
         """The final delta of ``participant`` (0 if absent)."""
@@ -477,9 +537,9 @@ class SettlementResult:
             "deltas": {p: self.deltas[p] for p in self.participants},
             "rake": {p: self.rake[p] for p in self.participants},
             "total_rake": self.total_rake,
-            "staked": {p: v for p, v in staked.items()},
-            "returned": {p: v for p, v in returned.items()},
-            "spots": [s.to_json_dict() for s in self.spots],
+            "staked": dict(staked),
+            "returned": dict(returned),
+            "spots": _spots_json(self.spots),
             "pots": [p.to_json_dict() for p in self.pots],
             "steps": [s.to_json_dict() for s in self.steps],
         }

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final, TypeAlias, cast
 
-from croupier.errors import InvalidInput, MoneyError
+from croupier.errors import InvalidInput
 from croupier.money.caps import Capped, CapRule, apply_cap
 from croupier.money.claims import Claim, nets_of, ordered
 from croupier.money.liability import (
@@ -451,38 +451,36 @@ def _result(
     rake: RakePolicy,
     order: tuple[str, ...],
     hand_id: str,
-    staked: Mapping[str, int] | None = None,
+    staked: dict[str, int] | None = None,
     carried: Mapping[str, int] | None = None,
 ) -> SettlementResult:
     """Step 5 and the result: rake on the rounded ``nets`` (or, on a per-unit basis, on
     the rounded payments of the rounding step, ``steps[-1]``), the deltas, the spot
     lines (``spot_totals`` is in seat order; each participant's spots are sorted) and,
     for stake-based hands, the stakes and what was handed back (stake plus rounded
-    net)."""
+    net). ``staked`` becomes the result's own: a dict nobody else holds."""
     rounding = steps[-1]
     paid = rounding.payments if isinstance(rounding, RoundingStep) else ()
     rakes, r_steps = rake_step(nets, rake, order, paid=paid, carried=carried)
     steps.extend(r_steps)
     deltas = {p: nets[p] - rakes[p] for p in order}
-    total_rake = sum(rakes.values())
-    if sum(deltas.values()) + total_rake != 0:  # pragma: no cover - guarded by construction
-        raise MoneyError("settlement does not balance")
     spots = [
         spot_line(who, spot, totals[spot])
         for who, totals in spot_totals.items()
         for spot in sorted(totals)
     ]
     returned = {} if staked is None else {p: v + nets[p] for p, v in staked.items()}
-    return SettlementResult(
-        hand_id=hand_id,
-        participants=order,
-        deltas=deltas,
-        rake=rakes,
-        total_rake=total_rake,
-        steps=tuple(steps),
-        spots=tuple(spots),
-        staked={} if staked is None else staked,
-        returned=returned,
+    # every dict here is this hand's own
+    return SettlementResult.of_own_maps(
+        hand_id,
+        order,
+        deltas,
+        rakes,
+        sum(rakes.values()),
+        tuple(steps),
+        tuple(spots),
+        {} if staked is None else staked,
+        returned,
     )
 
 

@@ -138,7 +138,8 @@ def fraction_text(value: Number) -> str:
     """A ``Fraction`` (or ``int``) as ``"num/den"``, the form the settlement record uses
     for every exact value, e.g. ``"25/2"``, ``"3/1"``. Stable: always reduced."""
     if type(value) is Fraction:  # already reduced; skips the conversion (hot in records)
-        return f"{value.numerator}/{value.denominator}"
+        num, den = value.as_integer_ratio()  # one call, not the two properties
+        return f"{num}/{den}"
     if type(value) is int:
         return f"{value}/1"
     f = Fraction(value)
