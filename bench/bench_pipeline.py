@@ -3,6 +3,7 @@
     .venv/bin/python bench/bench_pipeline.py [--hands 5000] [--tables 50] [--players 8]
         [--group 50] [--nats-url nats://127.0.0.1:4222] [--database-url sqlite:///...]
         [--all-variants] [--no-floor] [--prefill N] [--profile DIR]
+        [--rss-every N] [--max-ahead K] [--no-audit]
 
 The dealer runs in this process and drives hands through :class:`DealerCore` (the same
 code the gRPC servicer calls, without the RPC hop), committing ``--group`` hands per
@@ -17,7 +18,10 @@ The same run then measures the machine's floor (:mod:`floor`: the same messages
 published to and fetched from JetStream, the same rows inserted into identical scratch
 tables, one Ed25519 signature per message, no logic) and prints Croupier's rate as a
 percentage of it, with p50/p99 of each dealer call the gateway's RPCs make (in process:
-the handler's work without the gRPC hop) and each process's RSS.
+the handler's work without the gRPC hop) and each process's RSS. For a long run,
+``--rss-every N`` prints every process's RSS each N hands and ``--max-ahead K`` keeps the
+dealer at most K hands ahead of settlement (so what the run shows is the services'
+memory at a steady state, not a backlog).
 """
 
 from __future__ import annotations
@@ -144,7 +148,21 @@ async def drive(
         cpu0 = {role: sum(map(cpu_seconds, ps)) for role, ps in pids.items()}
         pg0 = postgres_cpu_seconds() if db_url.startswith("postgres") else None
         done = 0
+        next_rss = args.rss_every or 0
         while done < args.hands:
+            if args.max_ahead:  # pace the dealer: at most this many hands unsettled
+                while done - (store.count_settlements("baccarat") - base) > args.max_ahead:
+                    await asyncio.sleep(0.01)
+            if next_rss and done >= next_rss:
+                next_rss += args.rss_every
+                print(
+                    f"rss MiB after {done:,} hands: "
+                    + "  ".join(
+                        f"{role} {sum(rss_kib(p)[0] for p in ps) / 1024:.1f}"
+                        for role, ps in pids.items()
+                    ),
+                    flush=True,
+                )
             group = Batch()
             for _ in range(min(args.group, args.hands - done)):
                 t = tables[done % len(tables)]
@@ -281,6 +299,21 @@ def main() -> None:
         help="growth mode: bulk-insert this many settled filler hands before the run "
         "(the floor is skipped)",
     )
+    p.add_argument(
+        "--rss-every",
+        type=int,
+        default=0,
+        metavar="N",
+        help="print every process's RSS each N hands dealt (a long run's memory)",
+    )
+    p.add_argument(
+        "--max-ahead",
+        type=int,
+        default=0,
+        metavar="K",
+        help="the dealer waits while more than K of its hands are unsettled (0: never)",
+    )
+    p.add_argument("--no-audit", action="store_true", help="skip the audit after the run")
     p.add_argument("--nats-url")
     p.add_argument("--database-url")
     p.add_argument(
@@ -304,7 +337,7 @@ def main() -> None:
             url = args.nats_url or nats.url  # type: ignore[union-attr]
             pid = nats.proc.pid if nats is not None and nats.proc is not None else None
             rate = asyncio.run(drive(args, db_url, url, f"{d}/keys", pid))
-            arate = audit(db_url, args.hands, f"{d}/keys")
+            arate = 0.0 if args.no_audit else audit(db_url, args.hands, f"{d}/keys")
             groups = -(-args.hands // args.group)
             fl = None if args.no_floor or args.prefill else measure(db_url, url, d, groups)
         finally:

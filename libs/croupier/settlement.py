@@ -86,15 +86,14 @@ def account_for(participant: str, variant: str) -> str:
 
 def postings_for(deltas: Mapping[str, int], rake: int, variant: str) -> tuple[tuple[str, int], ...]:
     lines: dict[str, int] = {}
-    house = account_for(HOUSE, variant)
     for who, d in deltas.items():
-        acc = house if who == HOUSE else f"player:{who}"  # account_for(who, variant)
+        acc = account_for(who, variant)
         lines[acc] = lines.get(acc, 0) + d
     if rake:
         lines[f"rake:{variant}"] = lines.get(f"rake:{variant}", 0) + rake
     # Every participant keeps a line, zero included: a hand that moves no money (a push,
     # a coup without bets) is still settled once, with a transaction that says so.
-    out = tuple(sorted(lines.items())) or ((house, 0),)
+    out = tuple(sorted(lines.items())) or ((account_for(HOUSE, variant), 0),)
     if sum(lines.values()) != 0:
         raise MoneyError(f"postings do not balance: {out}")
     return out
