@@ -148,13 +148,15 @@ async def drive(
         cpu0 = {role: sum(map(cpu_seconds, ps)) for role, ps in pids.items()}
         pg0 = postgres_cpu_seconds() if db_url.startswith("postgres") else None
         done = 0
-        next_rss = args.rss_every or 0
+        # (other benches drive with their own arguments: these two may be absent)
+        rss_every, max_ahead = getattr(args, "rss_every", 0), getattr(args, "max_ahead", 0)
+        next_rss = rss_every
         while done < args.hands:
-            if args.max_ahead:  # pace the dealer: at most this many hands unsettled
-                while done - (store.count_settlements("baccarat") - base) > args.max_ahead:
+            if max_ahead:  # pace the dealer: at most this many hands unsettled
+                while done - (store.count_settlements("baccarat") - base) > max_ahead:
                     await asyncio.sleep(0.01)
             if next_rss and done >= next_rss:
-                next_rss += args.rss_every
+                next_rss += rss_every
                 print(
                     f"rss MiB after {done:,} hands: "
                     + "  ".join(
