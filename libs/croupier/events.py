@@ -417,10 +417,19 @@ class StreamWriter:
         return out
 
 
-def verify_chain(events: Sequence[Event]) -> list[dict[str, Any]]:
+def verify_chain(
+    events: Sequence[Event], parsed: Sequence[Any] | None = None
+) -> list[dict[str, Any]]:
     """Check one stream's events: one stream id, seq 0.. without gaps, each hash right
     and linked to its predecessor, payloads canonical. Raises :class:`ChainError`
-    naming the first bad event. Returns the parsed payloads (parsed once, here)."""
+    naming the first bad event. Returns the parsed payloads (parsed once, here).
+
+    ``parsed``: each event's payload as the caller already holds it parsed, such that
+    ``canonical.dumps(parsed[i]) == events[i].payload_bytes`` — as
+    :func:`croupier.bus.wire.decode` builds each event's bytes from the value it parsed.
+    The payloads are then canonical by construction and are not parsed again."""
+    if parsed is not None and len(parsed) != len(events):
+        raise InvalidInput(f"{len(parsed)} parsed payloads for {len(events)} events")
     prev = GENESIS
     stream = events[0].stream if events else ""
     payloads: list[dict[str, Any]] = []
@@ -435,11 +444,14 @@ def verify_chain(events: Sequence[Event]) -> list[dict[str, Any]]:
             raise ChainError(
                 f"{e.stream}#{e.seq}: previous hash does not match", stream=e.stream, seq=e.seq
             )
-        try:
-            payload = canonical.loads(e.payload_bytes)
-            canonical_ = canonical.dumps(payload, check=False) == e.payload_bytes
-        except (InvalidInput, ValueError):
-            canonical_ = False
+        if parsed is not None:
+            payload, canonical_ = parsed[i], True
+        else:
+            try:
+                payload = canonical.loads(e.payload_bytes)
+                canonical_ = canonical.dumps(payload, check=False) == e.payload_bytes
+            except (InvalidInput, ValueError):
+                canonical_ = False
         if not canonical_ or not isinstance(payload, dict):
             raise ChainError(
                 f"{e.stream}#{e.seq}: payload is not canonical JSON", stream=e.stream, seq=e.seq

@@ -130,7 +130,7 @@ class IntegrityChecker:
         stream = m.events[0].stream
         if any(e.stream != stream for e in m.events):
             raise IntegrityError("message mixes streams", reason="mixed_streams")
-        payloads = verify_chain(m.events)
+        payloads = verify_chain(m.events, m.payloads)  # the decoder's parse
         check_producers(m.events)
         try:
             self.verifier.check_coverage(m.events, m.seals)

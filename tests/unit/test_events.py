@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import orjson
 import pytest
 
 from croupier import canonical
@@ -238,3 +239,29 @@ def test_bus_messages_reuse_a_seal_only_when_its_whole_content_comes_again(
         wire.decode(b'{"kind": "hand", "events": [], "seals": [{"producer": "x"}]}')
     with pytest.raises(InvalidInput, match="malformed bus message"):
         wire.decode(b'{"kind": "hand", "events": [')
+
+
+def test_a_decoded_message_carries_its_parse_and_the_chain_check_takes_it(
+    dealer: Signer, gateway: Signer
+) -> None:
+    """The decoder builds each event's bytes as the canonical encoding of the payload it
+    parsed, so that parse travels with the message and the chain check returns it
+    unparsed; a payload changed in transit still fails the hash, parse or not."""
+    from croupier.bus import wire
+
+    events, seals = stream(dealer, gateway)
+    m = wire.decode(wire.encode("hand", events, seals))
+    assert m.payloads is not None
+    assert [canonical.dumps(p) for p in m.payloads] == [e.payload_bytes for e in events]
+    got = verify_chain(m.events, m.payloads)
+    assert got == verify_chain(m.events) and all(
+        a is b for a, b in zip(got, m.payloads, strict=True)
+    )
+    with pytest.raises(InvalidInput, match="2 parsed payloads for 3 events"):
+        verify_chain(m.events, m.payloads[:2])
+    body = orjson.loads(wire.encode("hand", events, seals))
+    body["events"][1]["payload"]["amount"] = 999_999  # the hash left as it was
+    tampered = wire.decode(orjson.dumps(body))
+    for parsed in (tampered.payloads, None):
+        with pytest.raises(ChainError, match="hash does not match"):
+            verify_chain(tampered.events, parsed)

@@ -23,8 +23,9 @@ class Message:
     kind: str  # "hand" | "shoe" | "outcome" | "settled"
     events: tuple[Event, ...]
     seals: tuple[Seal, ...]
-    # the events' payloads as the chain check parsed them from their canonical bytes
-    # (set by the consumer once the message is verified; None: parse ``e.payload``)
+    # the events' payloads as parsed: by the decoder, which built each event's bytes as
+    # their canonical encoding, then as the chain check returned them (None: parse
+    # ``e.payload``)
     payloads: tuple[dict[str, Any], ...] | None = field(default=None, compare=False, repr=False)
 
     def parsed_payloads(self) -> list[dict[str, Any]]:
@@ -93,10 +94,14 @@ _SEALS = _Seals()
 
 
 def _message(d: Any) -> Message:
+    # each event's bytes are the canonical encoding of the payload parsed here, so the
+    # parse travels with the message (the chain check need not parse the bytes again)
+    raw = d["events"]
     return Message(
         str(d["kind"]),
-        tuple(Event.from_json_dict(e) for e in d["events"]),
+        tuple(Event.from_json_dict(e) for e in raw),
         tuple(_SEALS.get(s) for s in d["seals"]),
+        tuple(e["payload"] for e in raw),
     )
 
 
