@@ -86,7 +86,7 @@ def parsed(hands: Sequence[Hand]) -> list[Parsed]:
     out: list[Parsed] = []
     for events in hands:
         payloads = verify_chain(events)
-        out.append((events[0].stream, [(e.type, p) for e, p in zip(events, payloads)]))
+        out.append((events[0].stream, [(e.type, p) for e, p in zip(events, payloads, strict=True)]))
     return out
 
 
@@ -102,7 +102,11 @@ def run(variant: str, hands: Sequence[Hand], ready: list[Parsed], chain: bool) -
     if chain:
         for events in hands:
             payloads = verify_chain(events)
-            replay_one(variant, events[0].stream, [(e.type, p) for e, p in zip(events, payloads)])
+            replay_one(
+                variant,
+                events[0].stream,
+                [(e.type, p) for e, p in zip(events, payloads, strict=True)],
+            )
     else:
         for stream, pairs in ready:
             replay_one(variant, stream, pairs)
