@@ -109,7 +109,7 @@ def loads(data: bytes | str) -> JSONValue:
             return loads_reference(data)
     else:
         raw = data
-    if raw.count(b"[") + raw.count(b"{") >= _DEEP:
+    if len(raw) >= _DEEP and raw.count(b"[") + raw.count(b"{") >= _DEEP:
         return loads_reference(data)
     try:
         value = orjson.loads(raw)

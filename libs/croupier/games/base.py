@@ -62,6 +62,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import islice
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from croupier.cards import DeckSpec
@@ -109,6 +110,27 @@ PRODUCER_OF = {
     SHOE_CLIENT_SEED: "gateway",
     HAND_VOIDED: "settlement",
 }
+
+
+# The hooks of each non-closing event type (:meth:`Engine.verify_event`,
+# :meth:`Engine.apply_event`), by method name: looked up on the engine per event.
+_VERIFY_HOOKS = {
+    BET_PLACED: "verify_bet",
+    BETTING_CLOSED: "verify_betting_closed",
+    CARD_DEALT: "verify_cards",
+    CARDS_REVEALED: "verify_reveal",
+    DICE_ROLLED: "verify_dice",
+    ACTION_TAKEN: "verify_action",
+}
+_APPLY_HOOKS = {
+    BET_PLACED: "apply_bet",
+    BETTING_CLOSED: "apply_betting_closed",
+    CARD_DEALT: "apply_cards",
+    CARDS_REVEALED: "apply_reveal",
+    DICE_ROLLED: "apply_dice",
+    ACTION_TAKEN: "apply_action",
+}
+_NOT_OWNED = frozenset({HAND_OUTCOME, HAND_SETTLED})  # events a replay skips
 
 
 def check_producers(events: Sequence[Any]) -> None:
@@ -265,7 +287,12 @@ def parse_opened(
     seats: dict[int, Seat] = {}
     players: dict[str, int] = {}  # player -> stack
     for seat_no, player, stack in rows:
-        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (seat_no, stack)):
+        if not (
+            isinstance(seat_no, int)
+            and not isinstance(seat_no, bool)
+            and isinstance(stack, int)
+            and not isinstance(stack, bool)
+        ):
             raise RuleViolation("seat and stack must be integers", reason="malformed")
         if not isinstance(player, str):
             raise RuleViolation("player must be a string", reason="malformed")
@@ -402,31 +429,17 @@ class Engine(ABC, Generic[S]):
     def verify_event(self, state: S, type_: str, payload: Mapping[str, Any]) -> None:
         """Legality check of a non-closing event: the type's ``verify_*`` hook, or
         ``unknown_event`` for a type the engine has no hook for."""
-        hooks: dict[str, Callable[[S, Mapping[str, Any]], object]] = {
-            BET_PLACED: self.verify_bet,
-            BETTING_CLOSED: self.verify_betting_closed,
-            CARD_DEALT: self.verify_cards,
-            CARDS_REVEALED: self.verify_reveal,
-            DICE_ROLLED: self.verify_dice,
-            ACTION_TAKEN: self.verify_action,
-        }
-        hook = hooks.get(type_)
-        if hook is None:
+        name = _VERIFY_HOOKS.get(type_)
+        if name is None:
             raise self.unknown_event(type_)
+        hook: Callable[[S, Mapping[str, Any]], object] = getattr(self, name)
         hook(state, payload)
 
     def apply_event(self, state: S, type_: str, payload: Mapping[str, Any]) -> None:
         """State change of a verified non-closing event: the type's ``apply_*`` hook."""
-        hooks: dict[str, Callable[[S, Mapping[str, Any]], None]] = {
-            BET_PLACED: self.apply_bet,
-            BETTING_CLOSED: self.apply_betting_closed,
-            CARD_DEALT: self.apply_cards,
-            CARDS_REVEALED: self.apply_reveal,
-            DICE_ROLLED: self.apply_dice,
-            ACTION_TAKEN: self.apply_action,
-        }
-        hook = hooks.get(type_)
-        if hook is not None:
+        name = _APPLY_HOOKS.get(type_)
+        if name is not None:
+            hook: Callable[[S, Mapping[str, Any]], None] = getattr(self, name)
             hook(state, payload)
 
     def unknown_event(self, type_: str) -> ActionRejected:
@@ -589,10 +602,10 @@ class Engine(ABC, Generic[S]):
             raise RuleViolation("a hand starts with hand.opened", reason="no_open")
         self.check_version(events[0][1])
         state = self.open(hand_id, events[0][1])
-        for type_, payload in events[1:]:
-            if type_ in (HAND_OUTCOME, HAND_SETTLED):
-                continue
-            self.step(state, type_, payload)
+        step = self.step
+        for type_, payload in islice(events, 1, None):
+            if type_ not in _NOT_OWNED:
+                step(state, type_, payload)
         return state
 
     def check_version(self, opened: Mapping[str, Any]) -> None:

@@ -26,10 +26,13 @@ from croupier.errors import (
 from croupier.games import base as g
 from croupier.games.baccarat.probability import BaccaratOdds, baccarat_odds, format_odds_table
 from croupier.games.baccarat.rules import (
+    CARD_POINTS,
     Coup,
     Side,
     Spot,
+    card_points,
     evaluate,
+    next_by_points,
     next_recipient,
     paytable_from_config,
     spot_result,
@@ -41,7 +44,10 @@ from croupier.money import SettlementResult, settle_spots_against_house
 
 SPOTS = {s.value: s for s in Spot}
 NAMES = {s: s.value for s in Spot}  # an enum's .value is a property call
+SPOT_NAMES = tuple(NAMES.items())  # every spot and its name, in the order of Spot
 BIG_SMALL = (Spot.BIG, Spot.SMALL)
+_PLAYER, _BANKER = Side.PLAYER.value, Side.BANKER.value
+_JOKERS = ("BJ", "RJ")
 _NO_RAKE = Fraction(0)  # the seed takes no service fee on baccarat
 
 
@@ -59,6 +65,20 @@ class BaccaratState(g.HandState):
 class SpotLimit:
     min: int
     max: int
+
+
+def _baccarat_card(given: object) -> str:
+    """A dealt card as given: one of the 52 in the project notation (no joker, no other
+    spelling), else :class:`RuleViolation` (reason ``bad_card``)."""
+    if type(given) is str and given in CARD_POINTS:
+        return given
+    try:
+        card = parse_card(str(given))
+    except NotationError as e:
+        raise RuleViolation(e.message, reason="bad_card") from e
+    if card != given or card in _JOKERS:
+        raise RuleViolation(f"{given!r} is not a baccarat card", reason="bad_card")
+    return card
 
 
 @register_family
@@ -146,27 +166,29 @@ class BaccaratEngine(g.Engine[BaccaratState]):
         cards = p.get("cards")
         if not isinstance(cards, list) or not cards:
             raise RuleViolation("card.dealt needs a non-empty cards list", reason="malformed")
+        # the points of the cards so far, read once and then kept card by card
+        points: tuple[list[int], list[int]] | None = None
         for c in cards:
             if not isinstance(c, Mapping):
                 raise RuleViolation("each dealt card must be an object", reason="malformed")
-            want = next_recipient(player, banker)
+            if points is None:
+                points = card_points(player), card_points(banker)
+            want = next_by_points(*points)
             if want is None:
                 raise RuleViolation("the coup is complete; no more cards", reason="illegal_deal")
-            if c.get("to") != want.value:
+            to = _PLAYER if want is Side.PLAYER else _BANKER
+            if c.get("to") != to:
                 raise RuleViolation(
-                    f"next card goes to {want.value}, not {c.get('to')!r}", reason="illegal_deal"
+                    f"next card goes to {to}, not {c.get('to')!r}", reason="illegal_deal"
                 )
             if c.get("up") is not True:
                 raise RuleViolation("baccarat cards are dealt face up", reason="illegal_deal")
-            try:
-                card = parse_card(str(c.get("card")))
-            except NotationError as e:
-                raise RuleViolation(e.message, reason="bad_card") from e
-            if card != c.get("card") or card in ("BJ", "RJ"):
-                raise RuleViolation(f"{c.get('card')!r} is not a baccarat card", reason="bad_card")
+            card = _baccarat_card(c.get("card"))
             if not isinstance(c.get("pos"), int) or c["pos"] < 0:
                 raise RuleViolation("card position must be an integer >= 0", reason="malformed")
-            (player if want is Side.PLAYER else banker).append(card)
+            side, side_points = (player, points[0]) if to is _PLAYER else (banker, points[1])
+            side.append(card)
+            side_points.append(CARD_POINTS[card])
         if apply:
             st.player, st.banker = player, banker
             st.positions += [int(c["pos"]) for c in cards]
@@ -201,7 +223,9 @@ class BaccaratEngine(g.Engine[BaccaratState]):
             "player_pair": c.player_pair,
             "banker_pair": c.banker_pair,
             "cards": c.card_count,
-            "spots": {s.value: plain_fraction(spot_result(s, c, self.paytable)) for s in Spot},
+            "spots": {
+                name: plain_fraction(spot_result(s, c, self.paytable)) for s, name in SPOT_NAMES
+            },
         }
 
     def describe(self, action: str, hands: Sequence[Sequence[str]]) -> dict[str, Any]:

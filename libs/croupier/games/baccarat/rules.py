@@ -70,6 +70,7 @@ from croupier.cards import RANKS, SUITS
 from croupier.errors import ConfigError, InvalidInput, NotationError, RuleViolation
 
 __all__ = [
+    "CARD_POINTS",
     "RANKS",
     "SEED_PAYTABLE",
     "SUITS",
@@ -81,10 +82,12 @@ __all__ = [
     "Winner",
     "banker_draws",
     "card_point",
+    "card_points",
     "card_rank",
     "deal_coup",
     "evaluate",
     "is_natural",
+    "next_by_points",
     "next_recipient",
     "paytable_from_config",
     "player_draws",
@@ -135,10 +138,16 @@ class Spot(Enum):
     SMALL = "small"
     SUPER6 = "super6"
 
+    # A spot keys the stakes of every bet: hashed by identity (each member is one
+    # object), in C, rather than by Enum's hash of the name, a Python call. Nothing is
+    # ordered by a hash: the name's hash differs from one process to the next too.
+    __hash__ = object.__hash__
 
-_CARD_POINTS: Mapping[str, int] = {
+
+CARD_POINTS: Mapping[str, int] = {
     rank + suit: value for rank, value in _POINTS.items() for suit in SUITS
 }
+"""Every card of the deal, in the project notation, and its point value."""
 
 
 def card_rank(card: str) -> str:
@@ -158,16 +167,27 @@ def point(rank: str) -> int:
 def card_point(card: str) -> int:
     """Baccarat point of a card such as ``"9h"``; :class:`NotationError` if malformed."""
     try:
-        return _CARD_POINTS[card]
+        return CARD_POINTS[card]
     except (KeyError, TypeError):
         raise NotationError(
             f"not a card: {card!r} (expected rank {RANKS} + suit {SUITS})"
         ) from None
 
 
+def card_points(cards: Iterable[str]) -> list[int]:
+    """:func:`card_point` of each card, in order (the same :class:`NotationError` for
+    the first malformed one)."""
+    if type(cards) is list or type(cards) is tuple:  # can be read twice
+        try:
+            return [CARD_POINTS[c] for c in cards]
+        except (KeyError, TypeError):
+            pass  # the error of the first malformed card, worded by card_point
+    return [card_point(c) for c in cards]
+
+
 def total(cards: Iterable[str]) -> int:
     """Total of a hand: the sum of its card points modulo 10."""
-    return sum(card_point(c) for c in cards) % 10
+    return sum(card_points(cards)) % 10
 
 
 def _check_total(value: int, what: str) -> None:
@@ -230,13 +250,12 @@ def next_recipient(player_cards: Sequence[str], banker_cards: Sequence[str]) -> 
     docstring; raises :class:`RuleViolation` (reason ``illegal_deal``) if a side holds
     a card it should not have received, :class:`NotationError` for a malformed card.
     """
-    return _next_by_points(
-        [card_point(c) for c in player_cards], [card_point(c) for c in banker_cards]
-    )
+    return next_by_points(card_points(player_cards), card_points(banker_cards))
 
 
-def _next_by_points(player: Sequence[int], banker: Sequence[int]) -> Side | None:
-    """:func:`next_recipient` on the cards' point values."""
+def next_by_points(player: Sequence[int], banker: Sequence[int]) -> Side | None:
+    """:func:`next_recipient` on the cards' point values (:func:`card_points`): a
+    caller that deals card by card keeps the points and appends each new card's."""
     n_player, n_banker = len(player), len(banker)
     if n_player < 2 or n_banker < 2:
         if n_player == n_banker:
@@ -308,9 +327,9 @@ def _winner(player_total: int, banker_total: int) -> Winner:
 
 def evaluate(player_cards: Sequence[str], banker_cards: Sequence[str]) -> Coup:
     """The :class:`Coup` for a complete deal; :class:`RuleViolation` if illegal or unfinished."""
-    player_points = [card_point(c) for c in player_cards]
-    banker_points = [card_point(c) for c in banker_cards]
-    if _next_by_points(player_points, banker_points) is not None:
+    player_points = card_points(player_cards)
+    banker_points = card_points(banker_cards)
+    if next_by_points(player_points, banker_points) is not None:
         raise RuleViolation(
             f"coup not complete: player {len(player_cards)} card(s), banker {len(banker_cards)}",
             reason="incomplete_coup",
@@ -350,7 +369,7 @@ def deal_coup(next_card: Callable[[], str]) -> Coup:
     banker: list[str] = []
     player_points: list[int] = []
     banker_points: list[int] = []
-    while (side := _next_by_points(player_points, banker_points)) is not None:
+    while (side := next_by_points(player_points, banker_points)) is not None:
         card = next_card()
         value = card_point(card)
         if side is Side.PLAYER:
