@@ -115,15 +115,16 @@ def loads(data: bytes | str) -> JSONValue:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return loads_reference(data)
+    keys = _plain_keys(value)
+    if keys < 0:  # a float in the value: a fraction, an exponent or beyond 64 bits
+        return loads_reference(data)
+    # every ":" a key's: no duplicate key hid a value, so every number of the text is in
+    # the value, and none is a float (a walk of the value: cheaper than a scan of the text)
+    if keys == raw.count(b":"):
+        return value
     # valid JSON: a digit directly followed by ".", "e", "E" or 18 more digits is in
     # such a number or in a string, nowhere else
-    if _NUMBERISH.search(raw) is None:
-        return value
-    keys = _plain_keys(value)
-    if keys < 0:  # a float in the value
-        return loads_reference(data)
-    # every ":" a key's (no duplicate hid a value), or no such number outside strings
-    if keys == raw.count(b":") or _NUMBERISH.search(_STRINGS.sub(b"", raw)) is None:
+    if _NUMBERISH.search(raw) is None or _NUMBERISH.search(_STRINGS.sub(b"", raw)) is None:
         return value
     return loads_reference(data)
 
