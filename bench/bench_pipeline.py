@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_pipeline.py [--hands 5000] [--tables 50] [--players 8]
         [--group 50] [--nats-url nats://127.0.0.1:4222] [--database-url sqlite:///...]
         [--all-variants] [--no-floor] [--prefill N] [--profile DIR]
-        [--rss-every N] [--max-ahead K] [--no-audit]
+        [--rss-every N] [--max-ahead K] [--no-audit] [--memlog DIR]
 
 The dealer runs in this process and drives hands through :class:`DealerCore` (the same
 code the gRPC servicer calls, without the RPC hop), committing ``--group`` hands per
@@ -116,6 +116,10 @@ async def drive(
     only = [] if args.all_variants else ["--variant", "baccarat"]
 
     def service(role: str, i: int, *extra: str) -> list[str]:
+        if getattr(args, "memlog", None):
+            log = Path(args.memlog) / f"{role}{'' if i == 0 else f'-{i}'}.log"
+            watch = str(Path(__file__).resolve().parent / "memwatch.py")
+            return [sys.executable, watch, str(log), "serve", role, *extra]
         if not getattr(args, "profile", None):
             return [exe, "serve", role, *extra]
         out = Path(args.profile) / f"{role}{'' if i == 0 else f'-{i}'}.prof"  # at stop
@@ -332,6 +336,12 @@ def main() -> None:
         help="the dealer waits while more than K of its hands are unsettled (0: never)",
     )
     p.add_argument("--no-audit", action="store_true", help="skip the audit after the run")
+    p.add_argument(
+        "--memlog",
+        metavar="DIR",
+        help="run the rule and settlement services under bench/memwatch.py, logging RSS, "
+        "the Python heap and SQLite's heap to DIR/<role>.log every 5 s (slower)",
+    )
     p.add_argument("--nats-url")
     p.add_argument("--database-url")
     p.add_argument(
@@ -346,8 +356,9 @@ def main() -> None:
         "DIR/rules.prof and DIR/settlement.prof (read them with python -m pstats)",
     )
     args = p.parse_args()
-    if args.profile:
-        Path(args.profile).mkdir(parents=True, exist_ok=True)
+    for d in (args.profile, args.memlog):
+        if d:
+            Path(d).mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="croupier-bench-") as d:
         db_url = args.database_url or f"sqlite:///{d}/bench.sqlite"
         nats = None if args.nats_url else EmbeddedNats().start()
