@@ -18,6 +18,7 @@ chain between them is intact.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -135,6 +136,8 @@ def make_event(
 
 
 SEAL_ENTRY_TAG = b"croupier:seal-entry:v2\n"
+SEAL_VERSIONS = (1, 2)
+"""1: a seal signs its entries; 2: their Merkle root (see :class:`Seal`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,7 +280,7 @@ class Seal:
     def from_json_dict(cls, d: Mapping[str, Any]) -> Seal:
         try:
             version = d.get("v", 1)
-            if version not in (1, 2) or isinstance(version, bool):
+            if version not in SEAL_VERSIONS or isinstance(version, bool):
                 raise ValueError(f"unknown seal version {version!r}")
             entries = tuple(SealEntry(str(s), int(q), bytes.fromhex(h)) for s, q, h in d["entries"])
             part = None
@@ -362,21 +365,10 @@ def seal(signer: Signer, heads: Iterable[Event], sealed_at_ms: int, version: int
     entries = tuple(SealEntry(e.stream, e.seq, e.hash) for e in heads)
     if not entries:
         raise InvalidInput("a seal needs at least one head")
-    if version == 1:
-        body = Seal.body(signer.producer, signer.key_id, sealed_at_ms, entries)
-    elif version == 2:
-        root = root_from_leaf_hashes([e.leaf() for e in entries])
-        body = Seal.body_v2(signer.producer, signer.key_id, sealed_at_ms, root, len(entries))
-    else:
+    if version not in SEAL_VERSIONS:
         raise InvalidInput(f"unknown seal version {version!r}")
-    return Seal(
-        signer.producer,
-        signer.key_id,
-        sealed_at_ms,
-        entries,
-        signer.sign(SEAL_DOMAIN, body),
-        version,
-    )
+    unsigned = Seal(signer.producer, signer.key_id, sealed_at_ms, entries, b"", version)
+    return dataclasses.replace(unsigned, signature=signer.sign(SEAL_DOMAIN, unsigned.signed_body()))
 
 
 def heads_of(events: Iterable[Event]) -> list[Event]:

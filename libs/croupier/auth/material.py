@@ -101,8 +101,7 @@ class AuthDir:
 
     def complete(self) -> bool:
         return all(
-            p.exists()
-            for p in (self.ca_cert, self.server_cert, self.server_key, self.issuer_pub)
+            p.exists() for p in (self.ca_cert, self.server_cert, self.server_key, self.issuer_pub)
         )
 
 

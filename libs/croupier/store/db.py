@@ -187,9 +187,7 @@ def _sqlite_insert(conn: Connection, table: sa.Table, cols: tuple[str, ...]) -> 
         pass
     quote = conn.dialect.identifier_preparer.quote
     dialect = conn.dialect
-    plain = all(
-        table.c[c].type.dialect_impl(dialect).bind_processor(dialect) is None for c in cols
-    )
+    plain = all(table.c[c].type.dialect_impl(dialect).bind_processor(dialect) is None for c in cols)
     sql = (
         f"INSERT INTO {quote(table.name)} ({', '.join(quote(c) for c in cols)}) "
         f"VALUES ({', '.join('?' * len(cols))})"

@@ -38,7 +38,7 @@ from sqlalchemy.engine import Connection
 
 from croupier import canonical
 from croupier.errors import ChainError, DuplicateEvent, IdempotencyConflict, InvalidInput, NotFound
-from croupier.events import GENESIS, Event, Seal, SealEntry
+from croupier.events import GENESIS, SEAL_VERSIONS, Event, Seal, SealEntry
 from croupier.store import schema, tlog
 from croupier.store.db import AnyRow, Database, insert_rows
 
@@ -145,7 +145,7 @@ def _check_seal(s: Seal) -> None:
     _check_ms("sealed_at_ms", s.sealed_at_ms)
     if not s.entries:
         raise InvalidInput("a seal needs at least one head")
-    if s.version not in (1, 2):
+    if s.version not in SEAL_VERSIONS:
         raise InvalidInput(f"unknown seal version {s.version!r}")
     if s.part is not None:
         raise InvalidInput(

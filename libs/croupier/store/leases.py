@@ -189,8 +189,7 @@ def check_fence(conn: Connection, table_id: str, token: int) -> None:
     current_token = 0 if cur is None else cur.token
     if current_token != token:
         raise StaleFencingToken(
-            f"table {table_id}: fencing token {token} is not the current one "
-            f"({current_token})",
+            f"table {table_id}: fencing token {token} is not the current one ({current_token})",
             table_id=table_id,
             token=token,
             current=current_token,
@@ -206,9 +205,7 @@ class LeaseStore(Database):
         with self._write() as conn:
             return acquire(conn, table_id, owner, address, ttl_ms, now_ms)
 
-    def renew_lease(
-        self, table_id: str, owner: str, token: int, ttl_ms: int, now_ms: int
-    ) -> Lease:
+    def renew_lease(self, table_id: str, owner: str, token: int, ttl_ms: int, now_ms: int) -> Lease:
         with self._write() as conn:
             return renew(conn, table_id, owner, token, ttl_ms, now_ms)
 

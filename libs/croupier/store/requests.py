@@ -97,9 +97,7 @@ def put_requests(conn: Connection, recs: Sequence[RequestRecord]) -> None:
         if len(rec.request_hash) != schema.HASH_LEN:
             raise InvalidInput("request_hash must be 32 bytes")
     insert = (postgresql if conn.dialect.name == "postgresql" else sqlite).insert(_R)
-    stmt = insert.on_conflict_do_nothing(index_elements=["request_id"]).returning(
-        _R.c.request_id
-    )
+    stmt = insert.on_conflict_do_nothing(index_elements=["request_id"]).returning(_R.c.request_id)
     rows = [
         {
             "request_id": rec.request_id,
