@@ -11,8 +11,10 @@ a bare server, no interceptor), over a fresh store (a temporary SQLite file, or
 ``--database-url``, e.g. PostgreSQL, shared by the runs) and no bus (closed hands go to
 the outbox; nothing publishes them). This process is the gateway: N tables, each
 playing coups back to back for ``--seconds`` after one warm-up coup per table. Printed
-per N: hands/s, p50/p99 of each RPC as the gateway sees it, and CPU µs per hand of the
-dealer process (all its threads, from /proc) and of this client process.
+per N: hands/s, p50/p99 of each RPC as the gateway sees it, CPU µs per hand of the
+dealer process (all its threads, from /proc) and of this client process, the calls
+stored per transaction, and the seals stored per hand (each is one signature check for
+every consumer of the hand and for the audit).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -123,6 +126,7 @@ class Run:
     client_cpu_s: float = 0.0
     latency_ms: dict[str, list[float]] = field(default_factory=lambda: {r: [] for r in RPCS})
     stats: dict[str, int] = field(default_factory=dict)
+    seals_per_hand: float = 0.0  # seals stored per hand stored (each one signature check)
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -241,7 +245,23 @@ def one(n: int, seconds: float, url: str | None, insecure: bool) -> Run:
             proc.wait(30)
         if (work / "stats.json").exists():
             run.stats = json.loads((work / "stats.json").read_text())
+        run.seals_per_hand = seals_per_hand(db)
         return run
+
+
+def seals_per_hand(url: str) -> float:
+    """Seals stored per hand stored: every consumer and the audit verify each seal
+    covering a hand once (one Ed25519 check)."""
+    store = Store.open(url)
+    try:
+        with store.engine.connect() as conn:
+            seals = conn.execute(sa.text("SELECT count(*) FROM seals")).scalar_one()
+            hands = conn.execute(
+                sa.text("SELECT count(*) FROM streams WHERE kind = 'hand'")
+            ).scalar_one()
+    finally:
+        store.close()
+    return float(seals) / max(int(hands), 1)
 
 
 def report(runs: list[Run]) -> None:
@@ -251,7 +271,8 @@ def report(runs: list[Run]) -> None:
         head += f" {r} p50 / p99 ms |"
         rule += "---:|"
     head += " dealer CPU µs/hand | gateway (client) CPU µs/hand | batches per commit |"
-    rule += "---:|---:|---:|"
+    head += " seals per hand |"
+    rule += "---:|---:|---:|---:|"
     print(head)
     print(rule)
     for run in runs:
@@ -263,7 +284,7 @@ def report(runs: list[Run]) -> None:
         groups = run.stats.get("groups", 0)
         size = f"{run.stats['writes'] / groups:.1f}" if groups else "–"
         row += f" {run.dealer_cpu_s * per_hand:,.0f} | {run.client_cpu_s * per_hand:,.0f} |"
-        row += f" {size} |"
+        row += f" {size} | {run.seals_per_hand:.2f} |"
         print(row)
 
 

@@ -44,7 +44,7 @@ from prefill import PREFIX, prefill
 
 from croupier.auth import init_dev
 from croupier.bus.embedded import EmbeddedNats, free_port
-from croupier.bus.jetstream import Bus
+from croupier.bus.jetstream import Bus, StreamSpec
 from croupier.dealing import Batch, Dealer
 from croupier.store.secrets import SeedBox
 from croupier_services.audit import Auditor
@@ -97,7 +97,9 @@ async def drive(
     base = store.count_settlements("baccarat")
     init_keys(Path(keys))  # made once, explicitly; the services only load their own
     signers = load_signers(store, keys, ("dealer",), TrustedKeys.from_dir(Path(keys)))
-    bus = await Bus.connect(nats_url)
+    # a long run bounds the stream by age, as production does (--stream-max-age)
+    max_age = float(getattr(args, "stream_max_age", 0.0) or 0.0)
+    bus = await Bus.connect(nats_url, stream=StreamSpec(max_age_s=max_age))
     await bus.ensure_stream()
     auth = init_dev(Path(keys).parent / "auth")
     env = {
@@ -109,6 +111,7 @@ async def drive(
         "CROUPIER_METRICS_PORT": "0",
         "CROUPIER_GRPC_PORT": "0",
         "CROUPIER_LOG_LEVEL": "WARNING",
+        "CROUPIER_STREAM_MAX_AGE_S": str(max_age),
     }
     exe = str(Path(sys.executable).parent / "croupier")
     # the rule service serves the benchmarked variant only (its consumers of the other
@@ -119,7 +122,8 @@ async def drive(
         if getattr(args, "memlog", None):
             log = Path(args.memlog) / f"{role}{'' if i == 0 else f'-{i}'}.log"
             watch = str(Path(__file__).resolve().parent / "memwatch.py")
-            return [sys.executable, watch, str(log), "serve", role, *extra]
+            trace = ["--trace"] if getattr(args, "memlog_trace", False) else []
+            return [sys.executable, watch, *trace, str(log), "serve", role, *extra]
         if not getattr(args, "profile", None):
             return [exe, "serve", role, *extra]
         out = Path(args.profile) / f"{role}{'' if i == 0 else f'-{i}'}.prof"  # at stop
@@ -340,7 +344,19 @@ def main() -> None:
         "--memlog",
         metavar="DIR",
         help="run the rule and settlement services under bench/memwatch.py, logging RSS, "
-        "the Python heap and SQLite's heap to DIR/<role>.log every 5 s (slower)",
+        "the C heap, pymalloc's blocks and SQLite's heap to DIR/<role>.log every 5 s",
+    )
+    p.add_argument(
+        "--memlog-trace",
+        action="store_true",
+        help="with --memlog, also trace the Python heap (tracemalloc; 2-3x slower)",
+    )
+    p.add_argument(
+        "--stream-max-age",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="the stream keeps messages S seconds (0: no limit; a long run's disk)",
     )
     p.add_argument("--nats-url")
     p.add_argument("--database-url")

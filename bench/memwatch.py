@@ -1,13 +1,20 @@
 """Run a ``croupier`` command while logging its memory every few seconds.
 
-    .venv/bin/python bench/memwatch.py LOG serve rules [...]
+    .venv/bin/python bench/memwatch.py [--trace] LOG serve rules [...]
 
-Each line of ``LOG``: Unix time, RSS, the Python heap in use and its peak
-(tracemalloc, one frame per allocation), and SQLite's heap in use
-(``sqlite3_memory_used`` of the library the store loads), in MiB. ``bench_pipeline.py
---memlog DIR`` starts the rule and settlement services through it, to tell a growing
-Python heap from SQLite's caches and from RSS that follows the peak of a batch. Tracing
-allocations slows the process (2–3× here): its CPU figures are not comparable.
+Each line of ``LOG``: Unix time, then in MiB the RSS, the C heap in use (glibc's
+``mallinfo2``: the bytes malloc has handed out and not had back, which holds every
+Python object past pymalloc's small ones and the C libraries' memory, not pymalloc's
+arenas, which are mapped apart), the number of pymalloc blocks in use
+(``sys.getallocatedblocks``, thousands: the small objects) and SQLite's heap in use
+(``sqlite3_memory_used`` of the library the store loads). These cost nothing the
+process would notice, so a run of a million hands can be watched. ``--trace`` adds the
+Python heap in use and its peak by tracemalloc (one frame per allocation), which slows
+the process 2–3×: its CPU figures are then not comparable.
+
+``bench_pipeline.py --memlog DIR`` starts the rule and settlement services through it,
+to tell a growing heap from SQLite's caches and from RSS that follows the peak of a
+batch.
 """
 
 from __future__ import annotations
@@ -21,6 +28,32 @@ import tracemalloc
 from collections.abc import Callable
 
 PERIOD_S = 5.0
+MIB = 2**20
+
+
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+            "fsmblks", "uordblks", "fordblks", "keepcost",
+        )
+    ]  # fmt: skip
+
+
+def _c_heap() -> Callable[[], int]:
+    """Bytes malloc has handed out (its arenas' and its mmapped chunks'), or -1."""
+    try:
+        fn = ctypes.CDLL(None).mallinfo2
+    except AttributeError:  # not glibc 2.33+
+        return lambda: -1
+    fn.restype = _MallInfo2
+
+    def used() -> int:
+        m = fn()
+        return int(m.uordblks + m.hblkhd)
+
+    return used
 
 
 def _sqlite_used() -> Callable[[], int]:
@@ -32,26 +65,31 @@ def _sqlite_used() -> Callable[[], int]:
     return lambda: int(fn())
 
 
-def _watch(path: str) -> None:
-    used = _sqlite_used()
-    mib = 2**20
+def _watch(path: str, trace: bool) -> None:
+    sqlite, heap = _sqlite_used(), _c_heap()
     with open(path, "w") as f:
         while True:
             with open("/proc/self/statm") as s:
                 rss = int(s.read().split()[1]) * 4096
-            cur, peak = tracemalloc.get_traced_memory()
-            f.write(
-                f"{time.time():.0f} rss {rss / mib:.1f} py {cur / mib:.1f} "
-                f"pypeak {peak / mib:.1f} sqlite {used() / mib:.1f}\n"
+            line = (
+                f"{time.time():.0f} rss {rss / MIB:.1f} heap {heap() / MIB:.1f} "
+                f"blocks_k {sys.getallocatedblocks() / 1000:.0f} sqlite {sqlite() / MIB:.1f}"
             )
+            if trace:
+                cur, peak = tracemalloc.get_traced_memory()
+                line += f" py {cur / MIB:.1f} pypeak {peak / MIB:.1f}"
+            f.write(line + "\n")
             f.flush()
             time.sleep(PERIOD_S)
 
 
 def main() -> None:
-    log, *args = sys.argv[1:]
-    tracemalloc.start(1)
-    threading.Thread(target=_watch, args=(log,), daemon=True).start()
+    args = sys.argv[1:]
+    trace = bool(args) and args[0] == "--trace"
+    log, *args = args[1:] if trace else args
+    if trace:
+        tracemalloc.start(1)
+    threading.Thread(target=_watch, args=(log, trace), daemon=True).start()
     from croupier_services.cli import main as croupier
 
     sys.argv = ["croupier", *args]

@@ -53,6 +53,7 @@ from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
 from croupier.ownership import Ownership
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
+from croupier.signing import Signer
 from croupier.store import EventStore, Outbox, OutboxItem, RequestRecord, StreamInfo, TableRecord
 from croupier.store import outbox as ob
 from croupier.store.core import UnitOfWork
@@ -118,7 +119,11 @@ class TableLocks:
 @dataclass(eq=False)
 class PendingWrite:
     """One call's batch as :meth:`DealerCore.persist` writes it, every value taken on the
-    event loop beforehand (the writing thread reads nothing of the dealer's memory)."""
+    event loop beforehand (the writing thread reads nothing of the dealer's memory).
+
+    Its events are sealed with the group it is stored in (:meth:`GroupCommitter.seal`:
+    one seal per producer for the whole group, not one per call), and the outbox rows of
+    the hands it closes are made then, since their messages carry those seals."""
 
     table_id: str
     fences: list[tuple[str, int]]
@@ -128,16 +133,21 @@ class PendingWrite:
     events: list[Event]
     seals: list[Seal]
     streams: list[StreamInfo]
-    outbox: list[OutboxItem]
     request: RequestRecord | None
     grant: GrantCheck | None = None
+    unsealed: list[tuple[Signer, list[Event]]] = field(default_factory=list)
+    closed: list[Hand] = field(default_factory=list)  # the hands it closes
+    outbox: list[OutboxItem] = field(default_factory=list)  # theirs, once sealed
     done: asyncio.Future[None] | None = field(default=None, repr=False)
 
 
-def write_all(tx: UnitOfWork, writes: Sequence[PendingWrite], box: SeedBox) -> set[str]:
+def write_all(
+    tx: UnitOfWork, writes: Sequence[PendingWrite], box: SeedBox, seals: Sequence[Seal] = ()
+) -> set[str]:
     """Every write of a group in the transaction ``tx``: the fencing checks and the
     grant checks first (:func:`check_grants`), then the table rows (one statement),
-    secrets, ONE append of all their events, seals and streams (each batch's streams are
+    secrets, ONE append of all their events, their seals and the group's ``seals``
+    (:meth:`GroupCommitter.seal`) and their streams (each batch's streams are
     its own table's, so the appends are independent; one append reads the streams' heads
     once for the group), the outbox rows and the request records (one statement each; the
     records' insert finds an id already taken by itself:
@@ -148,7 +158,7 @@ def write_all(tx: UnitOfWork, writes: Sequence[PendingWrite], box: SeedBox) -> s
             tx.fence(t, token)
     stale = check_grants(tx, writes)
     events: list[Event] = []
-    seals: list[Seal] = []
+    seals_all: list[Seal] = []
     streams: list[StreamInfo] = []
     tables: list[TableRecord] = []
     for w in writes:
@@ -156,12 +166,13 @@ def write_all(tx: UnitOfWork, writes: Sequence[PendingWrite], box: SeedBox) -> s
         for sid, seed in w.secrets:
             tx.put_secret(sid, seed, w.at_ms, box)
         events += w.events
-        seals += w.seals
+        seals_all += w.seals
         streams += w.streams
+    seals_all += seals
     if tables:  # one statement; a table's last row wins, as if written one by one
         tx.put_tables(tables)
     if events:
-        tx.append(events, seals, streams)
+        tx.append(events, seals_all, streams)
     ob.enqueue_groups(tx.connection, [(w.outbox, w.at_ms) for w in writes if w.outbox])
     tx.put_requests([w.request for w in writes if w.request is not None])
     return stale
@@ -192,15 +203,17 @@ class GroupCommitter:
 
     :meth:`submit` queues a call's :class:`PendingWrite` and waits for it. One writer
     task takes every write queued while the previous transaction ran (at most
-    ``max_group``) and stores them in ONE transaction, in a worker thread
+    ``max_group``), seals their events together on the event loop (:meth:`seal`: one
+    seal per producer for the group, so a hand dealt through the gateway carries about
+    one seal, not one per call) and stores them in ONE transaction, in a worker thread
     (:func:`asyncio.to_thread`) so the event loop keeps serving the other tables. When
     that transaction fails, each write of the group is tried again in a transaction of
-    its own, so a write the store refuses (a stale fencing token, a request id already
-    recorded...) fails only its own call; a store outage fails the whole group at once
-    (trying each write would only meet the same outage). Each caller's future gets its
-    own outcome; nothing of a failed write is stored (its transaction rolled back).
-    Writes of one table are never in one group: a call holds its table's lock until
-    its write is settled.
+    its own (and sealed anew, alone), so a write the store refuses (a stale fencing
+    token, a request id already recorded...) fails only its own call; a store outage
+    fails the whole group at once (trying each write would only meet the same outage).
+    Each caller's future gets its own outcome; nothing of a failed write is stored (its
+    transaction rolled back). Writes of one table are never in one group: a call holds
+    its table's lock until its write is settled.
     """
 
     def __init__(
@@ -210,9 +223,11 @@ class GroupCommitter:
         *,
         max_group: int = 256,
         grants: GrantCache | None = None,
+        dealer: Dealer | None = None,
     ) -> None:
         self.store = store
         self.box = box
+        self.dealer = dealer  # seals the writes' events (None: they come sealed)
         self.grants = grants  # told of the tables whose remembered grants went stale
         self.max_group = max_group
         # SQLite in memory keeps a connection per thread (or one for all): write there on
@@ -229,11 +244,45 @@ class GroupCommitter:
         """Writes waiting for the next transaction."""
         return len(self._queue)
 
-    def write_now(self, writes: Sequence[PendingWrite]) -> set[str]:
-        """Store ``writes`` in one transaction (in the calling thread); the tables whose
-        remembered grants went stale (:func:`check_grants`)."""
+    def seal(self, writes: Sequence[PendingWrite]) -> Batch:
+        """Seal the events ``writes`` left unsealed, together (:meth:`Dealer.seal`: one
+        seal per producer), and make the outbox rows of the hands they close, whose
+        messages carry those seals. On the event loop: it reads the hands. The seals are
+        given to the open hands only once stored (:meth:`stored`)."""
+        b = Batch()
+        for w in writes:
+            b.unsealed += w.unsealed
+        if self.dealer is not None:
+            self.dealer.seal(b)
+        for w in writes:
+            w.outbox = [
+                OutboxItem(
+                    "dealer",
+                    subjects.subject("hand", h.state.variant, h.table_id),
+                    f"hand:{h.hand_id}",
+                    wire.encode("hand", h.events, b.seals_of(h)),
+                )
+                for h in w.closed
+            ]
+        return b
+
+    def stored(self, sealed: Batch) -> None:
+        """``sealed`` (:meth:`seal`) is stored: the hands still open keep its seals."""
+        if self.dealer is not None:
+            self.dealer.committed(sealed)
+
+    def write_now(self, writes: Sequence[PendingWrite], seals: Sequence[Seal] = ()) -> set[str]:
+        """Store ``writes`` and the group's ``seals`` in one transaction (in the calling
+        thread); the tables whose remembered grants went stale (:func:`check_grants`)."""
         with self.store.transaction() as tx:
-            return write_all(tx, writes, self.box)
+            return write_all(tx, writes, self.box, seals)
+
+    def store_now(self, writes: Sequence[PendingWrite]) -> set[str]:
+        """Seal ``writes`` and store them in one transaction, in the calling thread."""
+        sealed = self.seal(writes)
+        stale = self.write_now(writes, sealed.seals)
+        self.stored(sealed)
+        return stale
 
     def submit(self, w: PendingWrite) -> asyncio.Future[None]:
         """Queue ``w``; the future is settled once it is stored or refused."""
@@ -245,10 +294,12 @@ class GroupCommitter:
         return w.done
 
     async def _store(self, writes: Sequence[PendingWrite]) -> None:
+        sealed = self.seal(writes)
         if self.off_loop:
-            stale = await asyncio.to_thread(self.write_now, writes)
+            stale = await asyncio.to_thread(self.write_now, writes, sealed.seals)
         else:
-            stale = self.write_now(writes)
+            stale = self.write_now(writes, sealed.seals)
+        self.stored(sealed)
         if self.grants is not None:  # on the loop, like every use of the grants
             for t in stale:
                 self.grants.forget(t)
@@ -356,7 +407,7 @@ class DealerCore:
         self.lock = asyncio.Lock()  # the dealer-wide passes (see the class docstring)
         self.table_locks = TableLocks()
         self.grants = GrantCache(store)  # table grants, for the interceptor
-        self.committer = GroupCommitter(store, seed_box, grants=self.grants)
+        self.committer = GroupCommitter(store, seed_box, grants=self.grants, dealer=dealer)
         # request id -> settled when the call's batch is stored or refused
         self._in_flight: dict[str, asyncio.Future[None]] = {}
         # table -> the gateway whose OpenTable of it is being stored: the table is in
@@ -749,8 +800,7 @@ class DealerCore:
         when the call has a request id."""
         w = self.prepare(b, request, table_id)
         if w is not None:
-            self.committer.write_now([w])
-            self.dealer.committed(b)  # the open hands keep the seals made for it
+            self.committer.store_now([w])  # sealed; the open hands keep the seals
 
     def prepare(
         self,
@@ -763,7 +813,6 @@ class DealerCore:
         to write; a call admitted on remembered grants always has its ``grant`` checked)."""
         if b.empty() and request is None and grant is None:
             return None
-        self.dealer.seal(b)  # what the dealer left unsealed: one seal per producer
         fenced = {r.table_id for r in b.tables} | {r.table_id for r in b.streams}
         if table_id is not None:
             fenced.add(table_id)
@@ -779,23 +828,11 @@ class DealerCore:
                 StreamInfo(r.stream_id, r.kind, r.variant, r.table_id, r.shoe_id, r.opened_at_ms)
                 for r in b.streams
             ],
-            outbox=self.outbox_items(b) if b.events else [],
             request=request,
             grant=grant,
+            unsealed=list(b.unsealed),  # sealed with the group it is stored in
+            closed=list(b.closed_hands) if b.events else [],
         )
-
-    @staticmethod
-    def outbox_items(b: Batch) -> list[OutboxItem]:
-        """The message of each hand ``b`` closes: all its events and seals."""
-        return [
-            OutboxItem(
-                "dealer",
-                subjects.subject("hand", h.state.variant, h.table_id),
-                f"hand:{h.hand_id}",
-                wire.encode("hand", h.events, b.seals_of(h)),
-            )
-            for h in b.closed_hands
-        ]
 
     async def commit(
         self,
@@ -868,9 +905,9 @@ class DealerCore:
         self._committed(b)
 
     def _committed(self, b: Batch) -> None:
-        """After the store committed ``b``: the open hands' seals, the feed, leases of
-        closed tables, the turn clock, the relay, the counters."""
-        self.dealer.committed(b)
+        """After the store committed ``b`` (its seals are the open hands' already:
+        :meth:`GroupCommitter.stored`): the feed, leases of closed tables, the turn clock,
+        the relay, the counters."""
         self.feed.notify()
         for r in b.tables:
             if not r.open:  # closed: nothing of the table stays (fencing token, lease)

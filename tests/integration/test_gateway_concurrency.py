@@ -23,15 +23,17 @@ import grpc
 import pytest
 import sqlalchemy as sa
 
+from croupier.bus import wire
 from croupier.errors import StaleFencingToken
-from croupier.events import Event
+from croupier.events import Event, Seal
 from croupier.games import base as g
 from croupier.pb.croupier.v1 import gateway_pb2
 from croupier.store.core import UnitOfWork
+from croupier_services.consumer import IntegrityChecker
 from croupier_services.dealer import GroupCommitter, PendingWrite
 from croupier_services.grpc_util import error_info
 
-from .harness import Cluster, seat_entries
+from .harness import Cluster, all_stream_messages, seat_entries
 
 pytestmark = pytest.mark.integration
 
@@ -67,6 +69,16 @@ def memory_matches_store(c: Cluster, hand_id: str) -> None:
     assert [e.hash for e in h.events] == [e.hash for e in stored]
 
 
+def seals_covering_last(c: Cluster, hand_id: str) -> set[str]:
+    """The stored seals naming the hand's last stored event."""
+    last = c.store.read_stream(hand_id)[-1]
+    return {
+        s.seal_id
+        for s in c.store.seals_for(hand_id)
+        if any(en.stream == hand_id and en.seq == last.seq for en in s.entries)
+    }
+
+
 def others(c: Cluster, hand_id: str) -> int:
     """Events stored, but those of ``hand_id``."""
     return c.store.count_events() - len(c.store.read_stream(hand_id))
@@ -88,11 +100,13 @@ def grouped(first_table: str) -> Iterator[tuple[threading.Event, list[list[str]]
     groups: list[list[str]] = []
     write_now = GroupCommitter.write_now
 
-    def gated(self: GroupCommitter, writes: Sequence[PendingWrite]) -> set[str]:
+    def gated(
+        self: GroupCommitter, writes: Sequence[PendingWrite], seals: Sequence[Seal] = ()
+    ) -> set[str]:
         groups.append([w.table_id for w in writes])
         if writes[0].table_id == first_table:
             assert gate.wait(30), "the test never opened the gate"
-        return write_now(self, writes)
+        return write_now(self, writes, seals)
 
     GroupCommitter.write_now = gated  # type: ignore[method-assign]
     try:
@@ -321,12 +335,65 @@ async def test_a_refused_batch_fails_only_its_call_in_a_group(
             assert out.accepted == len(BETS)
             assert c.store.get_request(ids[t]) is not None
             check_hand(c, hands[t], closed=False)
+            # sealed anew, alone, when the group's writes were tried one by one
+            (alone,) = seals_covering_last(c, hands[t])
+            assert {en.stream for en in c.store.get_seal(alone).entries} == {hands[t]}
         memory_matches_store(c, hands[t])
     monkeypatch.setattr(UnitOfWork, "append", append)
     again = await bets(bad)()
     assert again.accepted == len(BETS)
     await c.gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=hands[bad]))
     check_hand(c, hands[bad])
+
+
+async def test_a_group_is_sealed_once_and_each_hand_message_verifies(
+    idle_cluster: Cluster,
+) -> None:
+    """Four tables' CloseBetting calls stored in one group: the dealer signs one seal for
+    the group, not one per call (the four hands' closing events are named by the same
+    stored seal), and each hand's message carries only its own part of that seal and
+    passes the consumers' integrity check (chain, producers, seal coverage)."""
+    c = idle_cluster
+    gate_table, *tables = [await c.open_table(f"seal{i}") for i in range(5)]
+    gate_hand = await open_hand(c, gate_table)
+    hands = {t: await open_hand(c, t) for t in tables}
+    for hid in [gate_hand, *hands.values()]:
+        await c.gw.PlaceBets(gateway_pb2.PlaceBetsRequest(hand_id=hid, bets=_bets()))
+
+    def close(hid: str) -> Callable[[], Awaitable[Any]]:
+        req = gateway_pb2.CloseBettingRequest(hand_id=hid, request_id=rid())
+        return lambda: c.gw.CloseBetting(req)
+
+    with grouped(gate_table) as (gate, groups):
+        head, rest = await in_one_group(
+            c, groups, gate_table, close(gate_hand), [close(h) for h in hands.values()]
+        )
+        gate.set()
+        await head
+        for out in await outcomes(rest):
+            assert not isinstance(out, BaseException), out
+    assert sorted(tables) in [sorted(gr) for gr in groups]  # stored as one group
+    covering = [seals_covering_last(c, hid) for hid in hands.values()]
+    (shared,) = set.intersection(*covering)  # one seal names all four closings
+    assert all(len(ids) == 1 for ids in covering)
+    named = {en.stream for en in c.store.get_seal(shared).entries}
+    assert set(hands.values()) <= named
+    for hid in hands.values():
+        check_hand(c, hid)
+
+    await c.flush()
+    messages = {
+        m.events[0].stream: m
+        for m in map(wire.decode, (x.data for x in await all_stream_messages(c.bus)))
+        if m.events and m.events[0].stream in hands.values()
+    }
+    checker = IntegrityChecker(c.trust, "rules")
+    for hid in hands.values():
+        m = messages[hid]
+        checker.check(m)
+        part = next(s for s in m.seals if s.seal_id == shared)
+        assert part.part is not None  # its own entries and their audit paths only
+        assert {en.stream for en in part.entries} == {hid}
 
 
 async def test_a_store_outage_mid_group_fails_every_call_and_writes_nothing(
