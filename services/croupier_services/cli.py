@@ -663,8 +663,10 @@ def _remote_checkpoint(a: argparse.Namespace) -> int:
                 )
                 cp = open_checkpoint(got.note, key)  # refuses a note the log did not sign
                 _write(got.note, a.output)
-                print(f"OK: checkpoint {cp.size} of {cp.origin}, signed by the pinned key",
-                      file=sys.stderr)
+                print(
+                    f"OK: checkpoint {cp.size} of {cp.origin}, signed by the pinned key",
+                    file=sys.stderr,
+                )
                 return 0
             old = open_checkpoint(Path(a.old).read_text(encoding="utf-8"), key)
             new = open_checkpoint(Path(a.new).read_text(encoding="utf-8"), key)

@@ -51,7 +51,7 @@ from croupier.bus.relay import OutboxRelay
 from croupier.errors import CroupierError, IntegrityError, UnknownKey
 from croupier.events import Event, Seal, SealVerifier, verify_chain
 from croupier.games.base import check_producers
-from croupier.store import EventStore, OutboxItem
+from croupier.store import EventStore, OutboxItem, OutboxRef
 from croupier.store import outbox as ob
 from croupier_services import logs, metrics
 from croupier_services.keys import TrustedKeys
@@ -438,15 +438,31 @@ class ConsumerLoop:
             self.relay.kick()
 
     def _commit(self, works: Sequence[Work]) -> None:
-        with self.store.transaction() as tx:
-            self.commit(tx, works)
-            items = [
-                OutboxItem(self.service, subj, mid, wire.encode(kind, evs, seals))
-                for w in works
-                if w.publish is not None
-                for subj, kind, evs, seals, mid in [w.publish]
-            ]
-            ob.enqueue(tx.connection, items, now_ms())
+        """The batch's effects and its messages in one transaction; the messages by
+        reference to what it stores, their bytes held by the relay (when it has room)."""
+        held: frozenset[str] = frozenset()
+        try:
+            with self.store.transaction() as tx:
+                self.commit(tx, works)
+                items = [
+                    OutboxItem(
+                        self.service,
+                        subj,
+                        mid,
+                        wire.encode(kind, evs, seals),
+                        OutboxRef.of(kind, evs, seals),
+                    )
+                    for w in works
+                    if w.publish is not None
+                    for subj, kind, evs, seals, mid in [w.publish]
+                ]
+                if self.relay is not None:
+                    held = self.relay.held.hold(items)
+                ob.enqueue(tx.connection, items, now_ms(), held)
+        except BaseException:
+            if self.relay is not None:
+                self.relay.held.release(held)
+            raise
         n = sum(len(w.publish[2]) for w in works if w.publish is not None)
         if n:
             metrics.EVENTS_PUBLISHED.labels(self.service).inc(n)

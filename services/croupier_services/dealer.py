@@ -32,7 +32,7 @@ from croupier import canonical, limits
 from croupier.auth import SeatTokens, current_identity, not_your_table
 from croupier.bus import subjects, wire
 from croupier.bus.jetstream import Bus
-from croupier.bus.relay import OutboxRelay
+from croupier.bus.relay import HeldMessages, OutboxRelay
 from croupier.dealing import Batch, Dealer, Hand, TableRow, hand_id_for, restore_table
 from croupier.errors import (
     CroupierError,
@@ -54,7 +54,15 @@ from croupier.games.registry import engine as engine_for
 from croupier.ownership import Ownership
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
 from croupier.signing import Signer
-from croupier.store import EventStore, Outbox, OutboxItem, RequestRecord, StreamInfo, TableRecord
+from croupier.store import (
+    EventStore,
+    Outbox,
+    OutboxItem,
+    OutboxRef,
+    RequestRecord,
+    StreamInfo,
+    TableRecord,
+)
 from croupier.store import outbox as ob
 from croupier.store.core import UnitOfWork
 from croupier.store.db import store_outage
@@ -142,14 +150,19 @@ class PendingWrite:
 
 
 def write_all(
-    tx: UnitOfWork, writes: Sequence[PendingWrite], box: SeedBox, seals: Sequence[Seal] = ()
+    tx: UnitOfWork,
+    writes: Sequence[PendingWrite],
+    box: SeedBox,
+    seals: Sequence[Seal] = (),
+    held: frozenset[str] = frozenset(),
 ) -> set[str]:
     """Every write of a group in the transaction ``tx``: the fencing checks and the
     grant checks first (:func:`check_grants`), then the table rows (one statement),
     secrets, ONE append of all their events, their seals and the group's ``seals``
     (:meth:`GroupCommitter.seal`) and their streams (each batch's streams are
     its own table's, so the appends are independent; one append reads the streams' heads
-    once for the group), the outbox rows and the request records (one statement each; the
+    once for the group), the outbox rows (by reference for the messages whose bytes the
+    relay holds: ``held``) and the request records (one statement each; the
     records' insert finds an id already taken by itself:
     :func:`croupier.store.requests.put_requests`). Returns the tables whose remembered
     grants are out of date."""
@@ -173,7 +186,7 @@ def write_all(
         tx.put_tables(tables)
     if events:
         tx.append(events, seals_all, streams)
-    ob.enqueue_groups(tx.connection, [(w.outbox, w.at_ms) for w in writes if w.outbox])
+    ob.enqueue_groups(tx.connection, [(w.outbox, w.at_ms) for w in writes if w.outbox], held)
     tx.put_requests([w.request for w in writes if w.request is not None])
     return stale
 
@@ -224,10 +237,12 @@ class GroupCommitter:
         max_group: int = 256,
         grants: GrantCache | None = None,
         dealer: Dealer | None = None,
+        held: HeldMessages | None = None,
     ) -> None:
         self.store = store
         self.box = box
         self.dealer = dealer  # seals the writes' events (None: they come sealed)
+        self.held = held  # the relay's: the bytes of the messages written by reference
         self.grants = grants  # told of the tables whose remembered grants went stale
         self.max_group = max_group
         # SQLite in memory keeps a connection per thread (or one for all): write there on
@@ -260,27 +275,51 @@ class GroupCommitter:
                     "dealer",
                     subjects.subject("hand", h.state.variant, h.table_id),
                     f"hand:{h.hand_id}",
-                    wire.encode("hand", h.events, b.seals_of(h)),
+                    wire.encode("hand", h.events, seals),
+                    OutboxRef.of("hand", h.events, seals),
                 )
                 for h in w.closed
+                for seals in [b.seals_of(h)]
             ]
         return b
+
+    def hold(self, writes: Sequence[PendingWrite]) -> frozenset[str]:
+        """The relay keeps the bytes of the writes' messages (room permitting): those
+        rows are written by reference. Released again if the transaction fails."""
+        if self.held is None:
+            return frozenset()
+        return self.held.hold([it for w in writes for it in w.outbox])
+
+    def release(self, held: frozenset[str]) -> None:
+        if self.held is not None:
+            self.held.release(held)
 
     def stored(self, sealed: Batch) -> None:
         """``sealed`` (:meth:`seal`) is stored: the hands still open keep its seals."""
         if self.dealer is not None:
             self.dealer.committed(sealed)
 
-    def write_now(self, writes: Sequence[PendingWrite], seals: Sequence[Seal] = ()) -> set[str]:
+    def write_now(
+        self,
+        writes: Sequence[PendingWrite],
+        seals: Sequence[Seal] = (),
+        held: frozenset[str] = frozenset(),
+    ) -> set[str]:
         """Store ``writes`` and the group's ``seals`` in one transaction (in the calling
-        thread); the tables whose remembered grants went stale (:func:`check_grants`)."""
+        thread), the messages in ``held`` by reference; the tables whose remembered
+        grants went stale (:func:`check_grants`)."""
         with self.store.transaction() as tx:
-            return write_all(tx, writes, self.box, seals)
+            return write_all(tx, writes, self.box, seals, held)
 
     def store_now(self, writes: Sequence[PendingWrite]) -> set[str]:
         """Seal ``writes`` and store them in one transaction, in the calling thread."""
         sealed = self.seal(writes)
-        stale = self.write_now(writes, sealed.seals)
+        held = self.hold(writes)
+        try:
+            stale = self.write_now(writes, sealed.seals, held)
+        except BaseException:
+            self.release(held)
+            raise
         self.stored(sealed)
         return stale
 
@@ -295,10 +334,15 @@ class GroupCommitter:
 
     async def _store(self, writes: Sequence[PendingWrite]) -> None:
         sealed = self.seal(writes)
-        if self.off_loop:
-            stale = await asyncio.to_thread(self.write_now, writes, sealed.seals)
-        else:
-            stale = self.write_now(writes, sealed.seals)
+        held = self.hold(writes)
+        try:
+            if self.off_loop:
+                stale = await asyncio.to_thread(self.write_now, writes, sealed.seals, held)
+            else:
+                stale = self.write_now(writes, sealed.seals, held)
+        except BaseException:
+            self.release(held)  # nothing stored (or unknown, if cancelled: rebuilt then)
+            raise
         self.stored(sealed)
         if self.grants is not None:  # on the loop, like every use of the grants
             for t in stale:
@@ -418,6 +462,7 @@ class DealerCore:
         self.feed = FeedHub(store)
         self.last_move_ms: dict[str, int] = {}  # open hand -> when its last event was made
         self.relay: OutboxRelay = relay_for(store, lambda: self.bus, "dealer")
+        self.committer.held = self.relay.held  # its messages written by reference
         self._resyncing: dict[str, asyncio.Task[None]] = {}
         # table -> the fencing token of this replica's lease on it; a table listed here
         # is written only with its token checked in the same transaction (empty: a

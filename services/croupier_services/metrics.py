@@ -146,6 +146,17 @@ OUTBOX_OLDEST_AGE = Gauge(
 OUTBOX_PUBLISHED = Counter(
     "croupier_outbox_published_total", "Outbox messages the stream acknowledged", ["producer"]
 )
+OUTBOX_HELD = Gauge(
+    "croupier_outbox_held_bytes",
+    "Bytes of outbox messages written by reference, held in memory until published",
+    ["producer"],
+)
+OUTBOX_REBUILT = Counter(
+    "croupier_outbox_rebuilt_total",
+    "Outbox messages written by reference and rebuilt from the store (not held: after a "
+    "restart, or another replica's)",
+    ["producer"],
+)
 DEAD_LETTERS = Counter(
     "croupier_dead_letters_total",
     "Poison messages terminated and kept in the dead letters",

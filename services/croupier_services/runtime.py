@@ -205,9 +205,7 @@ class Node:
             await self.core.recover(republish=False)
             # hands closed without an outcome are found in the background, a slice of
             # opening time at a time: the start does not wait on a day of hands
-            self.once.append(
-                asyncio.create_task(self.core.republish_pages(stop=self.stop_event))
-            )
+            self.once.append(asyncio.create_task(self.core.republish_pages(stop=self.stop_event)))
             self.relays.append(self.core.relay)
             if self.core.ownership is not None:
                 self.tasks.append(asyncio.create_task(self.core.run_lease_renewal(self.stop_event)))

@@ -101,12 +101,15 @@ def grouped(first_table: str) -> Iterator[tuple[threading.Event, list[list[str]]
     write_now = GroupCommitter.write_now
 
     def gated(
-        self: GroupCommitter, writes: Sequence[PendingWrite], seals: Sequence[Seal] = ()
+        self: GroupCommitter,
+        writes: Sequence[PendingWrite],
+        seals: Sequence[Seal] = (),
+        held: frozenset[str] = frozenset(),
     ) -> set[str]:
         groups.append([w.table_id for w in writes])
         if writes[0].table_id == first_table:
             assert gate.wait(30), "the test never opened the gate"
-        return write_now(self, writes, seals)
+        return write_now(self, writes, seals, held)
 
     GroupCommitter.write_now = gated  # type: ignore[method-assign]
     try:

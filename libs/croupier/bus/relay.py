@@ -12,18 +12,28 @@ answers nothing), then the backlog in batches of ``batch`` concurrent publishes.
 The relay is woken by :meth:`OutboxRelay.kick` after each commit; while no
 :meth:`OutboxRelay.run` loop is active (a process driven by hand, a test) a kick starts
 one background drain instead, so nobody ever awaits a publish.
+
+Messages by reference: a producer hands the relay the bytes of the messages it is about
+to commit (:meth:`HeldMessages.hold`, bounded in bytes) and writes those rows by
+reference, without the bytes (:mod:`croupier.store.outbox`). The relay publishes the
+bytes it holds; a row whose bytes it does not hold (the process restarted, the row is
+another replica's, or the hold was given up) is rebuilt from the events and seals it
+names. When the hold is full (NATS down, the outbox growing), rows carry their bytes
+again, so memory stays bounded whatever the backlog.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Container, Iterable, Sequence
 
+from croupier.bus import wire
 from croupier.bus.jetstream import Bus
-from croupier.store.outbox import Outbox, OutboxStats
+from croupier.store.outbox import Outbox, OutboxItem, OutboxRow, OutboxStats
 
 log = logging.getLogger("croupier.relay")
 
@@ -35,6 +45,52 @@ PublishedHook = Callable[[str, int], None]
 
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+class HeldMessages:
+    """The bytes of messages written to the outbox by reference, by ``msg_id``, until
+    published; at most ``max_bytes`` of them. Used on the event loop only."""
+
+    def __init__(self, max_bytes: int = 64 * 2**20, max_age_s: float = 300.0) -> None:
+        self.max_bytes = max_bytes
+        self.max_age_s = max_age_s  # unclaimed this long: given up (see :meth:`sweep`)
+        self._items: dict[str, tuple[bytes, float]] = {}
+        self.size = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def hold(self, items: Sequence[OutboxItem]) -> frozenset[str]:
+        """Keep the bytes of the items that have a reference, while there is room;
+        returns the ids of those kept (write those rows by reference). Call
+        :meth:`release` with them if the transaction does not commit."""
+        kept = []
+        now = time.monotonic()
+        for it in items:
+            if it.ref is None or it.msg_id in self._items:
+                continue
+            if self.size + len(it.payload) > self.max_bytes:
+                break
+            self._items[it.msg_id] = (it.payload, now)
+            self.size += len(it.payload)
+            kept.append(it.msg_id)
+        return frozenset(kept)
+
+    def release(self, msg_ids: Iterable[str]) -> None:
+        for m in msg_ids:
+            hit = self._items.pop(m, None)
+            if hit is not None:
+                self.size -= len(hit[0])
+
+    def get(self, msg_id: str) -> bytes | None:
+        hit = self._items.get(msg_id)
+        return None if hit is None else hit[0]
+
+    def sweep(self, waiting: Container[str]) -> None:
+        """Give up the bytes held longer than ``max_age_s`` for rows no longer waiting
+        (published by another replica's relay); a row still waiting keeps them."""
+        limit = time.monotonic() - self.max_age_s
+        self.release([m for m, (_, t) in self._items.items() if t < limit and m not in waiting])
 
 
 class OutboxRelay:
@@ -51,6 +107,7 @@ class OutboxRelay:
         max_backoff_s: float = 1.0,
         on_stats: StatsHook | None = None,
         on_published: PublishedHook | None = None,
+        on_rebuilt: PublishedHook | None = None,
     ) -> None:
         self.outbox = outbox
         self.bus = bus
@@ -62,6 +119,7 @@ class OutboxRelay:
         self.max_backoff_s = max_backoff_s
         self.on_stats = on_stats
         self.on_published = on_published
+        self.on_rebuilt = on_rebuilt  # (producer, rows by reference rebuilt from the store)
         self._wake = asyncio.Event()
         self._reconnected = asyncio.Event()
         self._watched: Bus | None = None
@@ -72,6 +130,8 @@ class OutboxRelay:
         self._again = False
         self.published = 0
         self.failures = 0
+        self.held = HeldMessages()  # bytes of the rows written by reference
+        self.rebuilt = 0  # rows by reference published from the store (not held)
 
     def kick(self) -> None:
         """Something was committed to the outbox: publish it soon (never waits)."""
@@ -137,11 +197,17 @@ class OutboxRelay:
 
     async def _publish(self, bus: Bus, limit: int, timeout_s: float) -> int:
         rows = self.outbox.pending(self.producer, limit)
+        if len(rows) < limit and len(self.held):  # every waiting row seen
+            self.held.sweep({r.msg_id for r in rows})
         if not rows:
             return 0
-        ok = await bus.publish_each([(r.subject, r.payload, r.msg_id) for r in rows], timeout_s)
+        payloads = self._payloads(rows)
+        ok = await bus.publish_each(
+            [(r.subject, p, r.msg_id) for r, p in zip(rows, payloads, strict=True)], timeout_s
+        )
         done = [r for r, good in zip(rows, ok, strict=True) if good]
         self.outbox.delete(done)
+        self.held.release(r.msg_id for r in done)
         self.published += len(done)
         if done and self.on_published is not None:
             self.on_published(self.producer, len(done))
@@ -151,8 +217,25 @@ class OutboxRelay:
             raise ConnectionError(f"{len(rows) - len(done)} of {len(rows)} publishes failed")
         return len(done)
 
+    def _payloads(self, rows: Sequence[OutboxRow]) -> list[bytes]:
+        """Each row's message: its bytes, those held, or rebuilt from the store."""
+        out: list[bytes | None] = [
+            r.payload if r.ref is None else self.held.get(r.msg_id) for r in rows
+        ]
+        missing = [i for i, p in enumerate(out) if p is None]
+        if missing:
+            refs = [rows[i].ref for i in missing]
+            found = self.outbox.referenced([r for r in refs if r is not None])
+            for i, ref, (events, seals) in zip(missing, refs, found, strict=True):
+                assert ref is not None
+                out[i] = wire.encode(ref.kind, events, seals)
+            self.rebuilt += len(missing)
+            if self.on_rebuilt is not None:
+                self.on_rebuilt(self.producer, len(missing))
+        return [p for p in out if p is not None]
+
     def stats(self) -> OutboxStats:
-        st = self.outbox.stats(self.producer)
+        st = dataclasses.replace(self.outbox.stats(self.producer), held_bytes=self.held.size)
         if self.on_stats is not None:
             self.on_stats(self.producer, st, now_ms())
         return st

@@ -53,7 +53,14 @@ from croupier.store.ledger import (
     player_account,
     rake_account,
 )
-from croupier.store.outbox import DeadLetter, Outbox, OutboxItem, OutboxRow, OutboxStats
+from croupier.store.outbox import (
+    DeadLetter,
+    Outbox,
+    OutboxItem,
+    OutboxRef,
+    OutboxRow,
+    OutboxStats,
+)
 from croupier.store.requests import RequestRecord, RequestStore
 from croupier.store.secrets import SecretStore
 from croupier.store.settlements import Settlement, SettlementStore
@@ -76,6 +83,7 @@ __all__ = [
     "LogEntry",
     "Outbox",
     "OutboxItem",
+    "OutboxRef",
     "OutboxRow",
     "OutboxStats",
     "Posting",

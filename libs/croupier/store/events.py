@@ -456,6 +456,16 @@ def read_stream(conn: Connection, stream_id: str) -> list[Event]:
     return [_row_event(r) for r in conn.execute(q)]
 
 
+def read_range(conn: Connection, stream_id: str, first_seq: int, last_seq: int) -> list[Event]:
+    """The stream's events from ``first_seq`` to ``last_seq`` (those stored), in order."""
+    q = (
+        sa.select(*_EVENT_COLS_ALL)
+        .where(_E.c.stream_id == stream_id, _E.c.seq >= first_seq, _E.c.seq <= last_seq)
+        .order_by(_E.c.seq)
+    )
+    return [_row_event(r) for r in conn.execute(q)]
+
+
 def read_streams(conn: Connection, stream_ids: Iterable[str]) -> dict[str, list[Event]]:
     ids = list(dict.fromkeys(stream_ids))
     out: dict[str, list[Event]] = {s: [] for s in ids}
@@ -524,6 +534,19 @@ def get_seal(conn: Connection, seal_id: str) -> Seal:
     if r is None:
         raise NotFound(f"no seal {seal_id}")
     return _row_seal(r)
+
+
+def get_seals(conn: Connection, seal_ids: Iterable[str]) -> dict[str, Seal]:
+    """The stored seals among ``seal_ids``, by id (:class:`NotFound` naming one missing)."""
+    ids = sorted(set(seal_ids))
+    out: dict[str, Seal] = {}
+    for chunk in _chunks(ids):
+        for r in conn.execute(sa.select(_SEALS).where(_SEALS.c.seal_id.in_(chunk))):
+            out[r.seal_id] = _row_seal(r)
+    for i in ids:
+        if i not in out:
+            raise NotFound(f"no seal {i}")
+    return out
 
 
 def stream_info(conn: Connection, stream_id: str) -> StreamInfo:

@@ -15,51 +15,116 @@ by hand id beyond it.
 Enqueueing is idempotent on ``msg_id``: a redelivered message that is processed again
 adds nothing.
 
+By reference: a message is made of what the same transaction stores (a stream's events
+and the seals covering them), so a row need not hold its bytes. An item with a
+:class:`OutboxRef` whose ``msg_id`` the producer's relay holds in memory
+(:class:`croupier.bus.relay.HeldMessages`, bounded) is written with an empty payload and
+its reference; the relay publishes the bytes it holds, and a relay that does not hold
+them (the process restarted, another replica's row) rebuilds them from the store
+(:meth:`Outbox.referenced`, then :func:`croupier.bus.wire.encode`): the same bytes, since
+encoding is deterministic. Each byte of a message is thus written once, with the events.
+
 Dead letters: a consumer that terminates a message as poison first copies it here,
 byte-exact, with its reason (:func:`put_dead_letter`), so nothing it refused is lost.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
-from croupier.errors import InvalidInput
+from croupier import canonical
+from croupier.errors import InvalidInput, NotFound
+from croupier.events import Event, Seal
 from croupier.store import schema
 from croupier.store.db import Database
+from croupier.store.events import get_seals, read_range
 
 _O = schema.outbox
 _DL = schema.dead_letters
 
 
 @dataclass(frozen=True, slots=True)
+class OutboxRef:
+    """What a message is made of, all stored with it: the events of ``stream`` from
+    ``first_seq`` to ``last_seq`` and the seals ``seal_ids``, in that order, encoded as a
+    ``kind`` message (:func:`croupier.bus.wire.encode`)."""
+
+    kind: str
+    stream: str
+    first_seq: int
+    last_seq: int
+    seal_ids: tuple[str, ...]
+
+    def to_text(self) -> str:
+        return canonical.dumps(
+            {
+                "kind": self.kind,
+                "stream": self.stream,
+                "from": self.first_seq,
+                "to": self.last_seq,
+                "seals": list(self.seal_ids),
+            }
+        ).decode()
+
+    @classmethod
+    def from_text(cls, text: str) -> OutboxRef:
+        try:
+            d = canonical.loads(text.encode())
+            return cls(
+                str(d["kind"]),
+                str(d["stream"]),
+                int(d["from"]),
+                int(d["to"]),
+                tuple(str(x) for x in d["seals"]),
+            )
+        except (KeyError, ValueError, TypeError) as e:
+            raise InvalidInput(f"malformed outbox reference: {e}") from e
+
+    @classmethod
+    def of(cls, kind: str, events: Sequence[Event], seals: Sequence[Seal]) -> OutboxRef:
+        """The reference of a message of ``events`` (one stream, consecutive) and
+        ``seals``."""
+        return cls(
+            kind, events[0].stream, events[0].seq, events[-1].seq, tuple(s.seal_id for s in seals)
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class OutboxItem:
-    """A message to publish: subject, bytes, the stream's deduplication id."""
+    """A message to publish: subject, bytes, the stream's deduplication id, and (when
+    everything it carries is stored with it) what it is made of."""
 
     producer: str
     subject: str
     msg_id: str
     payload: bytes
+    ref: OutboxRef | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class OutboxRow:
+    """A waiting message: its bytes, or (``payload`` empty) its reference, the bytes
+    being held in memory by the relay that wrote it or rebuilt from the store."""
+
     id: int
     producer: str
     subject: str
     msg_id: str
     payload: bytes
     created_at_ms: int
+    ref: OutboxRef | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class OutboxStats:
     depth: int
     oldest_at_ms: int | None
+    held_bytes: int = 0  # the relay's: bytes of the rows by reference it holds
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +140,8 @@ class DeadLetter:
 
 
 def _check(item: OutboxItem) -> None:
+    if not item.payload:
+        raise InvalidInput("an outbox message is not empty")
     if not 0 < len(item.producer) <= 32:
         raise InvalidInput("outbox producer must be 1..32 characters")
     if not 0 < len(item.subject) <= 256:
@@ -83,25 +150,37 @@ def _check(item: OutboxItem) -> None:
         raise InvalidInput("outbox msg_id must be 1..200 characters")
 
 
-def enqueue(conn: Connection, items: Sequence[OutboxItem], at_ms: int) -> None:
+def enqueue(
+    conn: Connection,
+    items: Sequence[OutboxItem],
+    at_ms: int,
+    held: Container[str] = frozenset(),
+) -> None:
     """Add ``items`` to the outbox in the caller's transaction; a ``msg_id`` already
-    waiting is left as it is."""
-    enqueue_groups(conn, [(items, at_ms)])
+    waiting is left as it is. An item with a reference whose ``msg_id`` is in ``held``
+    (its relay holds the bytes) is written by reference, without its bytes."""
+    enqueue_groups(conn, [(items, at_ms)], held)
 
 
-def enqueue_groups(conn: Connection, groups: Sequence[tuple[Sequence[OutboxItem], int]]) -> None:
+def enqueue_groups(
+    conn: Connection,
+    groups: Sequence[tuple[Sequence[OutboxItem], int]],
+    held: Container[str] = frozenset(),
+) -> None:
     """:func:`enqueue` of several groups of items, each with its own time, in one
     statement (a group commit's calls)."""
     rows = []
     for items, at_ms in groups:
         for it in items:
             _check(it)
+            by_ref = it.ref is not None and it.msg_id in held
             rows.append(
                 {
                     "producer": it.producer,
                     "subject": it.subject,
                     "msg_id": it.msg_id,
-                    "payload": it.payload,
+                    "payload": b"" if by_ref else it.payload,
+                    "ref": it.ref.to_text() if by_ref and it.ref is not None else None,
                     "created_at_ms": at_ms,
                 }
             )
@@ -154,10 +233,29 @@ class Outbox(Database):
             ).all()
         return [
             OutboxRow(
-                int(r.id), r.producer, r.subject, r.msg_id, bytes(r.payload), int(r.created_at_ms)
+                int(r.id),
+                r.producer,
+                r.subject,
+                r.msg_id,
+                bytes(r.payload),
+                int(r.created_at_ms),
+                None if r.ref is None else OutboxRef.from_text(r.ref),
             )
             for r in rows
         ]
+
+    def referenced(self, refs: Sequence[OutboxRef]) -> list[tuple[list[Event], list[Seal]]]:
+        """The stored events and seals each reference names, in its order
+        (:class:`NotFound` when the store lacks any of them)."""
+        with self._read() as conn:
+            seals = get_seals(conn, {i for r in refs for i in r.seal_ids})
+            out = []
+            for r in refs:
+                events = read_range(conn, r.stream, r.first_seq, r.last_seq)
+                if len(events) != r.last_seq - r.first_seq + 1:
+                    raise NotFound(f"outbox reference to {r.stream} names events not stored")
+                out.append((events, [seals[i] for i in r.seal_ids]))
+        return out
 
     def delete(self, rows: Sequence[OutboxRow]) -> int:
         """Delete published rows. A row is named by its id *and* its ``msg_id``: on

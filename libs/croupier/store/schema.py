@@ -342,11 +342,14 @@ outbox = Table(
     Column("msg_id", String(200), nullable=False),
     Column("payload", Bytes, nullable=False),
     Column("created_at_ms", BigInteger, nullable=False),
+    Column("ref", Text, nullable=True),
     UniqueConstraint("msg_id"),
     Index(None, "producer", "id"),
 )
 """Messages committed with the events they carry and not yet acknowledged by JetStream
-(the transactional outbox: a relay publishes them and deletes each acknowledged row)."""
+(the transactional outbox: a relay publishes them and deletes each acknowledged row). A
+row with a ``ref`` has an empty ``payload``: the message is built from the events and
+seals it names (:class:`croupier.store.outbox.OutboxRef`)."""
 
 dead_letters = Table(
     "dead_letters",
