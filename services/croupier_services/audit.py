@@ -130,7 +130,9 @@ class Auditor:
         # a revoked key's seal passes iff a checkpoint of the pinned log dated before the
         # revocation included it (never the signer's own date)
         self.witness = CheckpointWitness(self.registry, store.first_checkpoint_including, log_key)
-        self.verifier = SealVerifier(self.registry, seen_at=self.witness)
+        self.verifier = SealVerifier(
+            self.registry, seen_at=self.witness, cache=SealVerifier.AUDIT_CACHE
+        )
         # the engines are imported once, here, not by the first hand (nor by each forked
         # worker)
         variants()
@@ -152,8 +154,8 @@ class Auditor:
                         known[s.signature] = k = s
                     fresh[id(s)] = k
                 ss[i] = k
-        if len(known) > SealVerifier.CACHE:
-            for old in list(known)[: SealVerifier.CACHE // 2]:
+        if len(known) > SealVerifier.AUDIT_CACHE:
+            for old in list(known)[: SealVerifier.AUDIT_CACHE // 2]:
                 del known[old]
         return seals
 

@@ -15,6 +15,7 @@ from croupier.events import (
     Seal,
     SealVerifier,
     StreamWriter,
+    heads_of,
     make_event,
     seal,
     verify_chain,
@@ -265,3 +266,27 @@ def test_a_decoded_message_carries_its_parse_and_the_chain_check_takes_it(
     for parsed in (tampered.payloads, None):
         with pytest.raises(ChainError, match="hash does not match"):
             verify_chain(tampered.events, parsed)
+
+
+def test_the_verifier_remembers_a_bounded_number_of_seals(dealer: Signer, gateway: Signer) -> None:
+    """Past its ``cache`` of seals the oldest half is forgotten (whole seals and
+    version-2 parts alike); a forgotten seal is verified again, and still passes."""
+    assert SealVerifier(registry(dealer)).cache == SealVerifier.CACHE == 1_024
+    v = SealVerifier(registry(dealer, gateway), cache=8)
+    seals = []
+    for i in range(20):
+        events = []
+        for h in (f"h{i}", f"g{i}"):  # two hands: a part carries one of them
+            w = StreamWriter(h)
+            w.append(dealer, "hand.opened", {"n": i})
+            events += w.take()
+        s = seal(dealer, heads_of(events), 1_000 + i)
+        seals.append(s)
+        v.verify(s)
+        part = s.part_for({f"h{i}"})
+        assert part is not None and part.part is not None
+        v.verify(part)
+        assert len(v._ok) <= 8 and len(v._parts) <= 8
+    assert seals[0].signature not in v._ok  # forgotten ...
+    v.verify(seals[0])  # ... and verified anew
+    assert seals[0].signature in v._ok
