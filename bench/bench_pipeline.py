@@ -344,7 +344,8 @@ def main() -> None:
         "--memlog",
         metavar="DIR",
         help="run the rule and settlement services under bench/memwatch.py, logging RSS, "
-        "the C heap, pymalloc's blocks and SQLite's heap to DIR/<role>.log every 5 s",
+        "the C heap, pymalloc's blocks and SQLite's heap to DIR/<role>.log every 5 s "
+        "(and this process's, the dealer's, to DIR/dealer.log)",
     )
     p.add_argument(
         "--memlog-trace",
@@ -375,6 +376,10 @@ def main() -> None:
     for d in (args.profile, args.memlog):
         if d:
             Path(d).mkdir(parents=True, exist_ok=True)
+    if args.memlog:  # this process is the dealer: its memory logged the same way
+        from memwatch import watch_in_thread
+
+        watch_in_thread(str(Path(args.memlog) / "dealer.log"))
     with tempfile.TemporaryDirectory(prefix="croupier-bench-") as d:
         db_url = args.database_url or f"sqlite:///{d}/bench.sqlite"
         nats = None if args.nats_url else EmbeddedNats().start()

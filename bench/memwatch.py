@@ -83,13 +83,18 @@ def _watch(path: str, trace: bool) -> None:
             time.sleep(PERIOD_S)
 
 
+def watch_in_thread(log: str, trace: bool = False) -> None:
+    """Log this process's memory to ``log`` every :data:`PERIOD_S` from now on."""
+    if trace:
+        tracemalloc.start(1)
+    threading.Thread(target=_watch, args=(log, trace), daemon=True).start()
+
+
 def main() -> None:
     args = sys.argv[1:]
     trace = bool(args) and args[0] == "--trace"
     log, *args = args[1:] if trace else args
-    if trace:
-        tracemalloc.start(1)
-    threading.Thread(target=_watch, args=(log, trace), daemon=True).start()
+    watch_in_thread(log, trace)
     from croupier_services.cli import main as croupier
 
     sys.argv = ["croupier", *args]
