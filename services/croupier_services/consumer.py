@@ -440,29 +440,24 @@ class ConsumerLoop:
     def _commit(self, works: Sequence[Work]) -> None:
         """The batch's effects and its messages in one transaction; the messages by
         reference to what it stores, their bytes held by the relay (when it has room)."""
-        held: frozenset[str] = frozenset()
-        try:
-            with self.store.transaction() as tx:
-                self.commit(tx, works)
-                items = [
-                    OutboxItem(
-                        self.service,
-                        subj,
-                        mid,
-                        wire.encode(kind, evs, seals),
-                        OutboxRef.of(kind, evs, seals),
-                    )
-                    for w in works
-                    if w.publish is not None
-                    for subj, kind, evs, seals, mid in [w.publish]
-                ]
-                if self.relay is not None:
-                    held = self.relay.held.hold(items)
-                ob.enqueue(tx.connection, items, now_ms(), held)
-        except BaseException:
-            if self.relay is not None:
-                self.relay.held.release(held)
-            raise
+        with contextlib.ExitStack() as stack, self.store.transaction() as tx:
+            self.commit(tx, works)
+            items = [
+                OutboxItem(
+                    self.service,
+                    subj,
+                    mid,
+                    wire.encode(kind, evs, seals),
+                    OutboxRef.of(kind, evs, seals),
+                )
+                for w in works
+                if w.publish is not None
+                for subj, kind, evs, seals, mid in [w.publish]
+            ]
+            held: frozenset[str] = frozenset()
+            if self.relay is not None:  # given up again if the commit fails
+                held = stack.enter_context(self.relay.held.holding(items))
+            ob.enqueue(tx.connection, items, now_ms(), held)
         n = sum(len(w.publish[2]) for w in works if w.publish is not None)
         if n:
             metrics.EVENTS_PUBLISHED.labels(self.service).inc(n)

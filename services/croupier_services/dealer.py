@@ -283,16 +283,14 @@ class GroupCommitter:
             ]
         return b
 
-    def hold(self, writes: Sequence[PendingWrite]) -> frozenset[str]:
-        """The relay keeps the bytes of the writes' messages (room permitting): those
-        rows are written by reference. Released again if the transaction fails."""
+    def holding(
+        self, writes: Sequence[PendingWrite]
+    ) -> contextlib.AbstractContextManager[frozenset[str]]:
+        """The relay keeps the bytes of the writes' messages (room permitting), those
+        rows written by reference, until the block fails (:meth:`HeldMessages.holding`)."""
         if self.held is None:
-            return frozenset()
-        return self.held.hold([it for w in writes for it in w.outbox])
-
-    def release(self, held: frozenset[str]) -> None:
-        if self.held is not None:
-            self.held.release(held)
+            return contextlib.nullcontext(frozenset())
+        return self.held.holding([it for w in writes for it in w.outbox])
 
     def stored(self, sealed: Batch) -> None:
         """``sealed`` (:meth:`seal`) is stored: the hands still open keep its seals."""
@@ -314,12 +312,8 @@ class GroupCommitter:
     def store_now(self, writes: Sequence[PendingWrite]) -> set[str]:
         """Seal ``writes`` and store them in one transaction, in the calling thread."""
         sealed = self.seal(writes)
-        held = self.hold(writes)
-        try:
+        with self.holding(writes) as held:
             stale = self.write_now(writes, sealed.seals, held)
-        except BaseException:
-            self.release(held)
-            raise
         self.stored(sealed)
         return stale
 
@@ -334,15 +328,13 @@ class GroupCommitter:
 
     async def _store(self, writes: Sequence[PendingWrite]) -> None:
         sealed = self.seal(writes)
-        held = self.hold(writes)
-        try:
+        # a failed (or cancelled: unknown) write gives the bytes up; its rows, if any
+        # were stored, are rebuilt from the store
+        with self.holding(writes) as held:
             if self.off_loop:
                 stale = await asyncio.to_thread(self.write_now, writes, sealed.seals, held)
             else:
                 stale = self.write_now(writes, sealed.seals, held)
-        except BaseException:
-            self.release(held)  # nothing stored (or unknown, if cancelled: rebuilt then)
-            raise
         self.stored(sealed)
         if self.grants is not None:  # on the loop, like every use of the grants
             for t in stale:

@@ -29,7 +29,7 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import Callable, Container, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 
 from croupier.bus import wire
 from croupier.bus.jetstream import Bus
@@ -63,7 +63,8 @@ class HeldMessages:
     def hold(self, items: Sequence[OutboxItem]) -> frozenset[str]:
         """Keep the bytes of the items that have a reference, while there is room;
         returns the ids of those kept (write those rows by reference). Call
-        :meth:`release` with them if the transaction does not commit."""
+        :meth:`release` with them if the transaction does not commit (or hold with
+        :meth:`holding`)."""
         kept = []
         now = time.monotonic()
         for it in items:
@@ -75,6 +76,17 @@ class HeldMessages:
             self.size += len(it.payload)
             kept.append(it.msg_id)
         return frozenset(kept)
+
+    @contextlib.contextmanager
+    def holding(self, items: Sequence[OutboxItem]) -> Iterator[frozenset[str]]:
+        """:meth:`hold` for a transaction: the ids held, given up again if the block
+        (the transaction) fails."""
+        held = self.hold(items)
+        try:
+            yield held
+        except BaseException:
+            self.release(held)
+            raise
 
     def release(self, msg_ids: Iterable[str]) -> None:
         for m in msg_ids:
@@ -219,20 +231,23 @@ class OutboxRelay:
 
     def _payloads(self, rows: Sequence[OutboxRow]) -> list[bytes]:
         """Each row's message: its bytes, those held, or rebuilt from the store."""
-        out: list[bytes | None] = [
-            r.payload if r.ref is None else self.held.get(r.msg_id) for r in rows
+        held = [None if r.ref is None else self.held.get(r.msg_id) for r in rows]
+        missing = [
+            r.ref for r, h in zip(rows, held, strict=True) if r.ref is not None and h is None
         ]
-        missing = [i for i, p in enumerate(out) if p is None]
+        rebuilt: Iterator[bytes] = iter(())
         if missing:
-            refs = [rows[i].ref for i in missing]
-            found = self.outbox.referenced([r for r in refs if r is not None])
-            for i, ref, (events, seals) in zip(missing, refs, found, strict=True):
-                assert ref is not None
-                out[i] = wire.encode(ref.kind, events, seals)
+            found = self.outbox.referenced(missing)
+            rebuilt = iter(
+                [wire.encode(ref.kind, e, s) for ref, (e, s) in zip(missing, found, strict=True)]
+            )
             self.rebuilt += len(missing)
             if self.on_rebuilt is not None:
                 self.on_rebuilt(self.producer, len(missing))
-        return [p for p in out if p is not None]
+        return [
+            r.payload if r.ref is None else h if h is not None else next(rebuilt)
+            for r, h in zip(rows, held, strict=True)
+        ]
 
     def stats(self) -> OutboxStats:
         st = dataclasses.replace(self.outbox.stats(self.producer), held_bytes=self.held.size)
