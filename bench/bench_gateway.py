@@ -48,6 +48,7 @@ from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
 from croupier.signing import load_signer
 from croupier.store import Store
 from croupier.store.secrets import SeedBox
+from croupier.upkeep import Trimmer, freeze_startup
 from croupier_services.config import AuthSettings
 from croupier_services.dealer import DealerCore, GatewayServicer
 from croupier_services.grpc_util import bind, make_server
@@ -100,9 +101,12 @@ async def serve(work: Path, url: str, insecure: bool) -> None:
     await server.start()
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    freeze_startup()  # as `croupier serve` ends its start
+    trimmer = asyncio.create_task(Trimmer().run(stop))
     (work / "port.tmp").write_text(str(port))
     (work / "port.tmp").rename(work / "port")
     await stop.wait()
+    await trimmer
     await server.stop(0)
     committer = getattr(core, "committer", None)  # absent before group commit
     stats = {

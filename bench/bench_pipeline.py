@@ -47,6 +47,7 @@ from croupier.bus.embedded import EmbeddedNats, free_port
 from croupier.bus.jetstream import Bus, StreamSpec
 from croupier.dealing import Batch, Dealer
 from croupier.store.secrets import SeedBox
+from croupier.upkeep import Trimmer, freeze_startup
 from croupier_services.audit import Auditor
 from croupier_services.bots import bets_for
 from croupier_services.dealer import DealerCore
@@ -158,6 +159,10 @@ async def drive(
             boot.extend(core.dealer.open_table(t, "baccarat", f"bench-{t}"))
         core.persist(boot)
         await asyncio.sleep(1.0)  # let the consumers bind
+        # as a dealer service's start ends: start-up out of the collector, trims
+        freeze_startup()
+        trimming = asyncio.Event()
+        trimmer = asyncio.create_task(Trimmer().run(trimming))
         seats = [
             {"seat": i + 1, "player": f"p{i + 1}", "stack": 10_000_000} for i in range(args.players)
         ]
@@ -249,6 +254,8 @@ async def drive(
         for t in tables:
             end.extend(core.dealer.close_table(t))
         core.persist(end)
+        trimming.set()
+        await trimmer
         return args.hands / elapsed
     finally:
         for p in procs:

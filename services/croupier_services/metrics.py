@@ -157,6 +157,10 @@ OUTBOX_REBUILT = Counter(
     "restart, or another replica's)",
     ["producer"],
 )
+MEMORY_TRIMMED = Counter(
+    "croupier_memory_trimmed_bytes_total",
+    "Resident bytes the C allocator gave back to the system when trimmed (once a minute)",
+)
 DEAD_LETTERS = Counter(
     "croupier_dead_letters_total",
     "Poison messages terminated and kept in the dead letters",

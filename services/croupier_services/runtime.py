@@ -26,6 +26,7 @@ from croupier.ownership import Ownership
 from croupier.pb.croupier.v1 import audit_pb2_grpc, gateway_pb2_grpc, settlement_pb2_grpc
 from croupier.signing import Signer
 from croupier.store import EventStore, migrate
+from croupier.upkeep import Trimmer, freeze_startup
 from croupier_services import metrics
 from croupier_services.audit import AuditServicer
 from croupier_services.config import AuthSettings
@@ -157,6 +158,9 @@ class Node:
     viewer_host: str = "127.0.0.1"
     viewer_authorize: Any = None  # croupier_services.viewer.Authorize: the auditor check
     viewer: Any = None
+    # the node is its process (``croupier serve``): freeze start-up out of the garbage
+    # collector and trim the C heap once a minute (croupier.upkeep); off in process
+    process_upkeep: bool = False
 
     @property
     def needs_nats(self) -> bool:
@@ -273,6 +277,15 @@ class Node:
         self.tasks.append(asyncio.create_task(self.health.run(self.stop_event)))
         if self.needs_nats:
             self.tasks.append(asyncio.create_task(self._join_bus(signers)))
+        if self.process_upkeep:
+            # what start-up built lives as long as the process: out of the collector's walks
+            frozen = freeze_startup()
+            self.tasks.append(
+                asyncio.create_task(
+                    Trimmer(on_trim=metrics.MEMORY_TRIMMED.inc).run(self.stop_event)
+                )
+            )
+            log.info("start-up heap frozen (%d objects)", frozen)
         log.info(
             "started %s (grpc %s, nats %s)", ",".join(self.roles), self.bound_port, self.nats_url
         )
@@ -373,6 +386,8 @@ class Node:
             self.tasks.append(asyncio.create_task(relay.run(self.stop_event)))
         for lp in loops:
             self.tasks.append(asyncio.create_task(lp.run(self.stop_event)))
+        if self.process_upkeep:
+            freeze_startup()  # the bus connections, loops and relays are long-lived too
 
     async def wait(self) -> None:
         await self.stop_event.wait()

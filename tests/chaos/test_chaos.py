@@ -65,3 +65,6 @@ async def test_every_fault_heals_without_a_manual_restart(tmp_path: Path, backen
     assert down["hands_per_s_during"] > 0
     for p in rep["phases"]:
         assert p["drain_s"] < 60, p
+    # every `croupier serve` process froze its start-up out of the garbage collector
+    for proc in drill.procs.values():
+        assert "start-up heap frozen" in proc.log.read_text(errors="replace"), proc.role

@@ -1,0 +1,83 @@
+"""Memory upkeep: start-up frozen out of the collector, the C allocator trimmed."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import weakref
+from collections.abc import Iterator
+
+import pytest
+
+from croupier import upkeep
+
+
+@pytest.fixture
+def unfrozen() -> Iterator[None]:
+    gc.unfreeze()
+    yield
+    gc.unfreeze()  # the rest of the suite collects as before
+
+
+class Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_what_is_alive_at_the_freeze_is_out_of_collections_and_later_objects_are_not(
+    unfrozen: None,
+) -> None:
+    before = Cycle()
+    n = upkeep.freeze_startup()
+    assert n == gc.get_freeze_count() > 0
+    assert gc.is_tracked(before)
+    assert all(o is not before for o in gc.get_objects())  # the permanent generation
+    after = Cycle()
+    assert any(after is o for o in gc.get_objects())  # in the collector's generations
+
+
+def test_cyclic_garbage_made_after_the_freeze_is_still_collected(unfrozen: None) -> None:
+    upkeep.freeze_startup()
+    gone = []
+    c = Cycle()
+    weakref.finalize(c, gone.append, True)
+    del c
+    gc.collect()
+    assert gone == [True]
+
+
+@pytest.mark.skipif(upkeep._TRIM is None, reason="the C library is not glibc: trim is a no-op")
+def test_trim_gives_back_the_free_pages_glibc_kept() -> None:
+    # 4 KiB objects come from malloc (larger than pymalloc's 512 B); the last one is kept
+    # so the heap's top cannot shrink by itself: what free() left in the middle stays
+    # resident until trimmed
+    blocks = [bytes(4096) for _ in range(12_000)]
+    keep = blocks[-1]
+    del blocks
+    rss = upkeep.rss_bytes()
+    released = upkeep.trim()
+    assert released > 20 * 2**20, (released, rss)
+    assert upkeep.rss_bytes() <= rss - released + 2**20
+    assert len(keep) == 4096
+
+
+def test_trim_without_glibc_is_a_no_op(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(upkeep, "_TRIM", None)
+    assert upkeep.trim() == 0
+
+
+def test_the_trimmer_trims_on_its_period_and_stops_when_told() -> None:
+    seen: list[int] = []
+    t = upkeep.Trimmer(every_s=0.01, on_trim=seen.append)
+
+    async def go() -> None:
+        stop = asyncio.Event()
+        task = asyncio.create_task(t.run(stop))
+        while t.trims < 3:
+            await asyncio.sleep(0.01)
+        stop.set()
+        await asyncio.wait_for(task, 1)
+
+    asyncio.run(go())
+    assert t.trims >= 3 and len(seen) == t.trims
+    assert t.released == sum(seen) and all(n >= 0 for n in seen)
