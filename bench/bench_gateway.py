@@ -53,6 +53,7 @@ from croupier_services.config import AuthSettings
 from croupier_services.dealer import DealerCore, GatewayServicer
 from croupier_services.grpc_util import bind, make_server
 from croupier_services.keys import TrustedKeys, init_keys, key_path
+from croupier_services.runtime import run_service
 from croupier_services.security import (
     DealerResources,
     client_channel,
@@ -306,10 +307,10 @@ def main() -> None:
             import cProfile
 
             with cProfile.Profile() as pr:
-                asyncio.run(serve(Path(a.serve), a.database_url, a.insecure))
+                run_service(serve(Path(a.serve), a.database_url, a.insecure))
             pr.dump_stats(prof)
-        else:
-            asyncio.run(serve(Path(a.serve), a.database_url, a.insecure))
+        else:  # on a service's event loop (CROUPIER_EVENT_LOOP)
+            run_service(serve(Path(a.serve), a.database_url, a.insecure))
         return
     runs = []
     for n in (int(x) for x in a.tables.split(",")):

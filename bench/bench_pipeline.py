@@ -52,7 +52,7 @@ from croupier_services.audit import Auditor
 from croupier_services.bots import bets_for
 from croupier_services.dealer import DealerCore
 from croupier_services.keys import TrustedKeys, init_keys
-from croupier_services.runtime import load_signers, now_ms, open_store
+from croupier_services.runtime import load_signers, now_ms, open_store, run_service
 
 CPU: dict[str, float] = {}
 RSS: dict[str, tuple[int, int]] = {}  # role -> (RSS, peak RSS) in KiB at the end of the run
@@ -393,7 +393,8 @@ def main() -> None:
         try:
             url = args.nats_url or nats.url  # type: ignore[union-attr]
             pid = nats.proc.pid if nats is not None and nats.proc is not None else None
-            rate = asyncio.run(drive(args, db_url, url, f"{d}/keys", pid))
+            # the dealer on a service's event loop (CROUPIER_EVENT_LOOP)
+            rate = run_service(drive(args, db_url, url, f"{d}/keys", pid))
             arate = 0.0 if args.no_audit else audit(db_url, args.hands, f"{d}/keys")
             groups = -(-args.hands // args.group)
             fl = None if args.no_floor or args.prefill else measure(db_url, url, d, groups)

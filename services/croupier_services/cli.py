@@ -109,7 +109,7 @@ def _viewer_port() -> int:
 
 
 def cmd_serve(a: argparse.Namespace) -> int:
-    from croupier_services.runtime import Node
+    from croupier_services.runtime import Node, run_service
 
     role = a.role
     if role == "all":  # the embedded default: development credentials if there are none
@@ -158,7 +158,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
         await node.wait()
         await node.stop()
 
-    asyncio.run(run())
+    run_service(run())
     return 0
 
 

@@ -246,6 +246,11 @@ LOG_LEVEL = _c(
     default="INFO",
 )
 LOG_FORMAT = _c("CROUPIER_LOG_FORMAT", ("json", "text"), "`json` (one object per line) or `text`")
+EVENT_LOOP = _c(
+    "CROUPIER_EVENT_LOOP",
+    ("uvloop", "asyncio"),
+    "a service's event loop: `uvloop` (libuv; where not installed, asyncio's) or `asyncio`",
+)
 # security
 AUTH_DIR = _s("CROUPIER_AUTH_DIR", "var/auth", 'security material (see "Security")')
 TLS_CERT = _s(

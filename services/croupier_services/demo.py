@@ -50,7 +50,7 @@ from croupier_services.bots import bets_for, next_move, seat_to_act, theoretical
 from croupier_services.config import AuthSettings
 from croupier_services.gateway_client import GatewayClient
 from croupier_services.keys import TRUST_ROOT_FILE, init_keys
-from croupier_services.runtime import Node
+from croupier_services.runtime import Node, run_service
 from croupier_services.security import client_channel, seat_metadata
 
 STACK = 10_000_000  # minor units each player carries into a hand
@@ -598,7 +598,7 @@ def main_demo(
     if workdir:
         wd = Path(workdir)
         wd.mkdir(parents=True, exist_ok=True)
-        return asyncio.run(
+        return run_service(
             run_demo(
                 games,
                 hands,
@@ -611,7 +611,7 @@ def main_demo(
             )
         )
     with tempfile.TemporaryDirectory(prefix="croupier-demo-") as d:
-        return asyncio.run(
+        return run_service(
             run_demo(
                 games,
                 hands,
