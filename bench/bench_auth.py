@@ -23,6 +23,7 @@ from croupier.store import Store
 from croupier_services.audit import AuditServicer
 from croupier_services.config import AuthSettings
 from croupier_services.grpc_util import add_health_and_reflection, bind, make_server
+from croupier_services.keys import TrustedKeys, init_keys
 from croupier_services.security import client_channel, server_security
 
 
@@ -51,6 +52,8 @@ async def main(n: int) -> None:
         seat, _ = seats.issue("gw", "t1", 1, "p1", 600)
         store = Store.open(f"sqlite:///{d}/s.sqlite", upgrade=True)
         store.grant_table("t1", "gw", 1)
+        init_keys(Path(d) / "keys")
+        trust = TrustedKeys.from_dir(Path(d) / "keys")
         pub = verifier.public_key
         t_id = per_op(lambda: TokenVerifier(pub).verify(token), n)
         t_id_hit = per_op(lambda: verifier.verify(token), n)
@@ -63,12 +66,12 @@ async def main(n: int) -> None:
 
         sec = server_security(AuthSettings.from_env(str(auth.root)))
         secured = make_server(sec)
-        audit_pb2_grpc.add_AuditServiceServicer_to_server(AuditServicer(store), secured)
+        audit_pb2_grpc.add_AuditServiceServicer_to_server(AuditServicer(store, trust), secured)
         await add_health_and_reflection(secured, ["croupier.v1.AuditService"])
         port = bind(secured, "127.0.0.1", 0, sec)
         await secured.start()
         plain = grpc.aio.server()
-        audit_pb2_grpc.add_AuditServiceServicer_to_server(AuditServicer(store), plain)
+        audit_pb2_grpc.add_AuditServiceServicer_to_server(AuditServicer(store, trust), plain)
         await add_health_and_reflection(plain, ["croupier.v1.AuditService"])
         pport = plain.add_insecure_port("127.0.0.1:0")
         await plain.start()
