@@ -12,9 +12,9 @@ Two measured costs of the services, both outside the code that does their work:
   after it are collected as before.
 * **glibc keeps freed memory.** A process that allocates and frees batches of messages
   leaves free pages inside its heaps that glibc's ``free`` does not return, so its
-  resident size grows by fragmentation while its live memory is flat (the dealer of a
-  1,000,000-hand run: 112.7 → 143.1 MiB, its live heap flat). :class:`Trimmer` calls
-  ``malloc_trim(0)`` now and then, which returns whole free pages of every arena.
+  resident size follows the peak of its batches. :class:`Trimmer` calls
+  ``malloc_trim(0)`` now and then, which returns whole free pages of every arena: over
+  300,000 hands the rule and settlement services sat 6–13 MiB lower than untrimmed.
 
 Neither changes what the process computes. Where glibc is not the C library (musl,
 macOS), trimming is a no-op.

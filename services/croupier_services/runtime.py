@@ -61,7 +61,7 @@ SERVICE_NAMES = {
 def run_service(main: Coroutine[Any, Any, T]) -> T:
     """Run a process's main coroutine to its end on the event loop
     ``CROUPIER_EVENT_LOOP`` names: uvloop's (libuv: a fraction of asyncio's own cost per
-    callback, socket read and timer; the dealer behind gRPC spent 6–10 % less CPU per
+    callback, socket read and timer; the dealer behind gRPC spent ~8 % less CPU per
     hand on it) where it is installed, else asyncio's."""
     factory: Callable[[], asyncio.AbstractEventLoop] | None = None
     if config.EVENT_LOOP.get() == "uvloop":
