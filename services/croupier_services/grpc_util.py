@@ -340,6 +340,12 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
     ``grpc_server_handling_seconds`` by service, method, type and code), so the usual
     gRPC dashboards and latency SLOs apply as they are."""
 
+    def __init__(self) -> None:
+        # per method: the handler last wrapped and its wrapping (the wrapping depends on
+        # the method and the handler only; one entry per method a server has, since no
+        # handler is wrapped for a method it does not serve)
+        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
+
     async def intercept_service(
         self,
         continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
@@ -348,7 +354,17 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
         handler = await continuation(details)
         if handler is None:
             return handler
-        service, _, method = str(details.method).lstrip("/").rpartition("/")
+        name = str(details.method)
+        hit = self._wrapped.get(name)
+        if hit is not None and hit[0] is handler:
+            return hit[1]
+        wrapped = self._wrap(handler, name)
+        self._wrapped[name] = (handler, wrapped)
+        return wrapped
+
+    @staticmethod
+    def _wrap(handler: grpc.RpcMethodHandler, name: str) -> grpc.RpcMethodHandler:
+        service, _, method = name.lstrip("/").rpartition("/")
         if handler.unary_unary is not None:
             inner_uu = handler.unary_unary
 
@@ -390,6 +406,16 @@ def _code_of(context: grpc.aio.ServicerContext, err: BaseException) -> str:
     return code.name if isinstance(code, grpc.StatusCode) else "UNKNOWN"
 
 
+_SERIES: dict[tuple[str, str, str, str], tuple[Any, Any]] = {}  # per method and code
+
+
 def _observe(service: str, method: str, kind: str, code: str, t0: float) -> None:
-    metrics.GRPC_HANDLED.labels(service, method, kind, code).inc()
-    metrics.GRPC_HANDLING.labels(service, method, kind).observe(time.perf_counter() - t0)
+    key = (service, method, kind, code)
+    series = _SERIES.get(key)
+    if series is None:  # bound once: labels() validates and locks on every call
+        series = _SERIES[key] = (
+            metrics.GRPC_HANDLED.labels(service, method, kind, code),
+            metrics.GRPC_HANDLING.labels(service, method, kind),
+        )
+    series[0].inc()
+    series[1].observe(time.perf_counter() - t0)

@@ -114,6 +114,9 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         self.rules = rules
         self.on_refusal = on_refusal
         self.on_store_unavailable = on_store_unavailable
+        # per method: the handler last wrapped and its wrapping, which depends on the
+        # method (its rule) and the handler only; one entry per method the server serves
+        self._wrapped: dict[str, tuple[Any, Any]] = {}
 
     async def intercept_service(
         self,
@@ -124,6 +127,15 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         method: str = details.method
         if handler is None or method in OPEN:
             return handler
+        hit = self._wrapped.get(method)
+        if hit is not None and hit[0] is handler:
+            return hit[1]
+        wrapped = self._wrap(handler, method)
+        self._wrapped[method] = (handler, wrapped)
+        return wrapped
+
+    def _wrap(self, handler: Any, method: str) -> Any:
+        """The handler with every call admitted first (:meth:`_admit`)."""
         rule = self.rules.get(method)
         if handler.unary_unary is not None:
             inner_uu = handler.unary_unary
