@@ -29,6 +29,7 @@ from grpc_status import rpc_status
 
 from croupier import trace
 from croupier.auth import AuthInterceptor, Resources, SeatTokens, TokenVerifier
+from croupier.auth.interceptor import WrappedOnce
 from croupier.errors import (
     AlreadyExists,
     CroupierError,
@@ -341,10 +342,7 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
     gRPC dashboards and latency SLOs apply as they are."""
 
     def __init__(self) -> None:
-        # per method: the handler last wrapped and its wrapping (the wrapping depends on
-        # the method and the handler only; one entry per method a server has, since no
-        # handler is wrapped for a method it does not serve)
-        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
+        self._wrapped = WrappedOnce(self._wrap)
 
     async def intercept_service(
         self,
@@ -354,13 +352,7 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
         handler = await continuation(details)
         if handler is None:
             return handler
-        name = str(details.method)
-        hit = self._wrapped.get(name)
-        if hit is not None and hit[0] is handler:
-            return hit[1]
-        wrapped = self._wrap(handler, name)
-        self._wrapped[name] = (handler, wrapped)
-        return wrapped
+        return self._wrapped(handler, str(details.method))  # type: ignore[no-any-return]
 
     @staticmethod
     def _wrap(handler: grpc.RpcMethodHandler, name: str) -> grpc.RpcMethodHandler:

@@ -95,6 +95,26 @@ def not_your_table(table: str, gateway: str) -> PermissionDenied:
     )
 
 
+class WrappedOnce:
+    """A server interceptor's wrappings, one per method: gRPC's asyncio server asks an
+    interceptor for the handler of every call, and a wrapping depends on the method and
+    the handler only. Keyed on the handler wrapped (a server rebuilt is wrapped anew);
+    a method nobody serves has no handler and is never remembered, so unknown method
+    names cannot grow a server's memory."""
+
+    def __init__(self, wrap: Callable[[Any, str], Any]) -> None:
+        self.wrap = wrap
+        self.kept: dict[str, tuple[Any, Any]] = {}
+
+    def __call__(self, handler: Any, method: str) -> Any:
+        hit = self.kept.get(method)
+        if hit is not None and hit[0] is handler:
+            return hit[1]
+        wrapped = self.wrap(handler, method)
+        self.kept[method] = (handler, wrapped)
+        return wrapped
+
+
 class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def __init__(
         self,
@@ -114,9 +134,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         self.rules = rules
         self.on_refusal = on_refusal
         self.on_store_unavailable = on_store_unavailable
-        # per method: the handler last wrapped and its wrapping, which depends on the
-        # method (its rule) and the handler only; one entry per method the server serves
-        self._wrapped: dict[str, tuple[Any, Any]] = {}
+        self._wrapped = WrappedOnce(self._wrap)
 
     async def intercept_service(
         self,
@@ -127,12 +145,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         method: str = details.method
         if handler is None or method in OPEN:
             return handler
-        hit = self._wrapped.get(method)
-        if hit is not None and hit[0] is handler:
-            return hit[1]
-        wrapped = self._wrap(handler, method)
-        self._wrapped[method] = (handler, wrapped)
-        return wrapped
+        return self._wrapped(handler, method)
 
     def _wrap(self, handler: Any, method: str) -> Any:
         """The handler with every call admitted first (:meth:`_admit`)."""
