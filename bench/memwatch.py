@@ -29,6 +29,8 @@ import time
 import tracemalloc
 from collections.abc import Callable
 
+from croupier.upkeep import rss_bytes
+
 PERIOD_S = 5.0
 MIB = 2**20
 
@@ -103,8 +105,7 @@ def _watch(path: str, trace: bool) -> None:
     sqlite, heap, arenas = _sqlite_used(), _c_heap(), _arenas()
     with open(path, "w") as f:
         while True:
-            with open("/proc/self/statm") as s:
-                rss = int(s.read().split()[1]) * 4096
+            rss = rss_bytes()
             held, free = arenas()
             line = (
                 f"{time.time():.0f} rss {rss / MIB:.1f} heap {heap() / MIB:.1f} "
