@@ -12,6 +12,7 @@ from pathlib import Path
 import grpc
 
 from croupier.auth import SEAT_TOKEN_HEADER, AuthDir, HandRef, Role, SeatTokens, TokenVerifier
+from croupier.auth.channel import BearerChannel
 from croupier.errors import ConfigError, Unauthenticated
 from croupier.games import base as g
 from croupier.store import EventStore
@@ -150,15 +151,15 @@ def client_channel(
         private_key=d.client_key(role).read_bytes(),
         certificate_chain=d.client_cert(role).read_bytes(),
     )
-    if with_token:
-        token = grpc.access_token_call_credentials(d.token(role).read_text().strip())
-        tls = grpc.composite_channel_credentials(tls, token)
-    return grpc.aio.secure_channel(
+    ch = grpc.aio.secure_channel(
         target,
         tls,
         options=[("grpc.ssl_target_name_override", "localhost")],
         interceptors=list(interceptors) or None,
     )
+    # the token as each call's metadata, not as call credentials (a Python plugin run
+    # for every call, ~500 µs of CPU each); the channel is TLS, so it never goes in clear
+    return BearerChannel(ch, d.token(role).read_text().strip()) if with_token else ch
 
 
 def seat_metadata(tokens: Sequence[str]) -> tuple[tuple[str, str], ...]:
