@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -177,6 +178,9 @@ async def drive(
         cpu0 = {role: sum(map(cpu_seconds, ps)) for role, ps in pids.items()}
         pg0 = postgres_cpu_seconds() if db_url.startswith("postgres") else None
         done = 0
+        traced: tracemalloc.Snapshot | None = None
+        if getattr(args, "trace_dealer", False):
+            tracemalloc.start(3)
         # (other benches drive with their own arguments: these two may be absent)
         rss_every, max_ahead = getattr(args, "rss_every", 0), getattr(args, "max_ahead", 0)
         next_rss = rss_every
@@ -186,6 +190,8 @@ async def drive(
                     await asyncio.sleep(0.01)
             if next_rss and done >= next_rss:
                 next_rss += rss_every
+                if tracemalloc.is_tracing():
+                    traced = grown(traced, done)
                 print(
                     f"rss MiB after {done:,} hands: "
                     + "  ".join(
@@ -264,6 +270,25 @@ async def drive(
             p.wait(10)
         await bus.close()
         store.close()
+
+
+def grown(before: tracemalloc.Snapshot | None, done: int) -> tracemalloc.Snapshot:
+    """Print where this process's traced Python heap grew since ``before`` (by the
+    allocation's innermost frames), and return the new snapshot."""
+    snap = tracemalloc.take_snapshot().filter_traces(
+        [tracemalloc.Filter(False, tracemalloc.__file__)]
+    )
+    now, _ = tracemalloc.get_traced_memory()
+    print(f"dealer traced heap after {done:,} hands: {now / 2**20:.2f} MiB", flush=True)
+    if before is not None:
+        for d in snap.compare_to(before, "traceback")[:6]:
+            if d.size_diff <= 0:
+                break
+            where = " <- ".join(
+                f"{Path(f.filename).name}:{f.lineno}" for f in list(d.traceback)[::-1][:6]
+            )
+            print(f"  {d.size_diff / 1024:+9.1f} KiB {d.count_diff:+7d} blocks  {where}")
+    return snap
 
 
 def wait_ready(ports: list[int], timeout_s: float = 120) -> None:
@@ -358,6 +383,12 @@ def main() -> None:
         "--memlog-trace",
         action="store_true",
         help="with --memlog, also trace the Python heap (tracemalloc; 2-3x slower)",
+    )
+    p.add_argument(
+        "--trace-dealer",
+        action="store_true",
+        help="with --rss-every, trace this process's (the dealer's) Python heap and print "
+        "where it grew at each point (tracemalloc; slows the dealer 2-3x)",
     )
     p.add_argument(
         "--stream-max-age",
