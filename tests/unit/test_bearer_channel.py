@@ -34,6 +34,12 @@ async def _stream(request: bytes, context: grpc.aio.ServicerContext) -> AsyncIte
         yield _seen(context)
 
 
+async def _collect(requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> bytes:
+    async for _ in requests:
+        pass
+    return _seen(context)
+
+
 async def _serve() -> tuple[grpc.aio.Server, int]:
     server = grpc.aio.server()
     server.add_generic_rpc_handlers(
@@ -43,6 +49,7 @@ async def _serve() -> tuple[grpc.aio.Server, int]:
                 {
                     "Unary": grpc.unary_unary_rpc_method_handler(_unary),
                     "Stream": grpc.unary_stream_rpc_method_handler(_stream),
+                    "Collect": grpc.stream_unary_rpc_method_handler(_collect),
                 },
             ),
         )
@@ -77,8 +84,12 @@ async def test_token_first_then_the_callers_metadata() -> None:
             stream = ch.unary_stream("/t.Echo/Stream")
             got = [_pairs(r) async for r in stream(b"", metadata=seat)]
             assert got == [[("authorization", f"Bearer {TOKEN}"), *seat]] * 2
-            for _ in range(50):
-                await unary(b"")
+            collect = ch.stream_unary("/t.Echo/Collect")
+            assert _pairs(await collect(iter([b"", b""]), 5, seat)) == [
+                ("authorization", f"Bearer {TOKEN}"),
+                *seat,
+            ]
+            assert _pairs(await collect(iter([b""]))) == [("authorization", f"Bearer {TOKEN}")]
             await ch.channel_ready()
             assert ch.get_state() == grpc.ChannelConnectivity.READY
     finally:

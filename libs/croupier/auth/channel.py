@@ -37,6 +37,19 @@ class _WithToken:
         return self._call(request, metadata=md, **kw)
 
 
+class _StreamWithToken(_WithToken):
+    """The same for a call that streams its requests (whose arguments may come in order:
+    requests, timeout, metadata, ...)."""
+
+    __slots__ = ()
+
+    def __call__(  # type: ignore[override]
+        self, request_iterator: Any = None, timeout: Any = None, metadata: Any = None, **kw: Any
+    ) -> Any:
+        md = self._md if metadata is None else self._md + tuple(metadata)
+        return self._call(request_iterator, timeout=timeout, metadata=md, **kw)
+
+
 class BearerChannel(grpc.aio.Channel):  # type: ignore[misc]
     """``inner`` (a secure channel) with ``bearer(token)`` on every call."""
 
@@ -70,7 +83,7 @@ class BearerChannel(grpc.aio.Channel):  # type: ignore[misc]
         return _WithToken(self._inner.unary_stream(method, *a, **kw), self._md)
 
     def stream_unary(self, method: str, *a: Any, **kw: Any) -> Any:
-        return _WithToken(self._inner.stream_unary(method, *a, **kw), self._md)
+        return _StreamWithToken(self._inner.stream_unary(method, *a, **kw), self._md)
 
     def stream_stream(self, method: str, *a: Any, **kw: Any) -> Any:
-        return _WithToken(self._inner.stream_stream(method, *a, **kw), self._md)
+        return _StreamWithToken(self._inner.stream_stream(method, *a, **kw), self._md)
