@@ -12,7 +12,7 @@ from pathlib import Path
 import grpc
 
 from croupier.auth import SEAT_TOKEN_HEADER, AuthDir, HandRef, Role, SeatTokens, TokenVerifier
-from croupier.auth.channel import BearerChannel
+from croupier.auth.channel import BearerChannel, bearer
 from croupier.errors import ConfigError, Unauthenticated
 from croupier.games import base as g
 from croupier.store import EventStore
@@ -146,6 +146,13 @@ def client_channel(
     """A channel to a dev-material server as ``role``: TLS against the dev CA with the
     role's client certificate, and (``with_token``) its identity token on every call."""
     d = AuthDir(auth_dir)
+    token: tuple[tuple[str, str], ...] = ()
+    if with_token:
+        path = d.token(role)
+        try:
+            token = bearer(path.read_text().strip())
+        except ValueError as e:
+            raise ConfigError(f"the {role.value} token in {path} is not a token ({e})") from e
     tls = grpc.ssl_channel_credentials(
         root_certificates=d.ca_cert.read_bytes(),
         private_key=d.client_key(role).read_bytes(),
@@ -159,7 +166,7 @@ def client_channel(
     )
     # the token as each call's metadata, not as call credentials (a Python plugin run
     # for every call, ~500 µs of CPU each); the channel is TLS, so it never goes in clear
-    return BearerChannel(ch, d.token(role).read_text().strip()) if with_token else ch
+    return BearerChannel(ch, token) if token else ch
 
 
 def seat_metadata(tokens: Sequence[str]) -> tuple[tuple[str, str], ...]:

@@ -12,6 +12,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from croupier.auth import Role, init_dev
 from croupier.auth.channel import BearerChannel, bearer
+from croupier.errors import ConfigError
 from croupier_services.config import AuthSettings
 from croupier_services.grpc_util import add_health_and_reflection, bind, make_server
 from croupier_services.security import client_channel, server_security
@@ -123,3 +124,10 @@ async def test_client_channel_sends_its_token_as_metadata(tmp_path: Path) -> Non
 def test_a_token_is_one_word(token: str) -> None:
     with pytest.raises(ValueError, match="one non-empty word"):
         bearer(token)
+
+
+def test_a_blank_token_file_is_a_configuration_error(tmp_path: Path) -> None:
+    auth = init_dev(tmp_path / "auth")
+    auth.token(Role.GATEWAY).write_text("\n")
+    with pytest.raises(ConfigError, match=r"gateway token in .* is not a token"):
+        client_channel("127.0.0.1:1", auth.root, Role.GATEWAY)

@@ -51,11 +51,12 @@ class _StreamWithToken(_WithToken):
 
 
 class BearerChannel(grpc.aio.Channel):  # type: ignore[misc]
-    """``inner`` (a secure channel) with ``bearer(token)`` on every call."""
+    """``inner`` (a secure channel) with the token on every call: ``token`` is the token
+    itself or its metadata (:func:`bearer`)."""
 
-    def __init__(self, inner: grpc.aio.Channel, token: str) -> None:
+    def __init__(self, inner: grpc.aio.Channel, token: str | tuple[tuple[str, str], ...]) -> None:
         self._inner = inner
-        self._md = bearer(token)
+        self._md = bearer(token) if isinstance(token, str) else token
 
     async def __aenter__(self) -> BearerChannel:
         await self._inner.__aenter__()
