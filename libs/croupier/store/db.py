@@ -159,6 +159,13 @@ def _enter_wal(cursor: Any) -> None:
 _SQLITE_INSERTS: dict[tuple[str, tuple[str, ...]], str | None] = {}
 
 
+IDS: sa.BindParameter[Any] = sa.bindparam("ids", expanding=True)
+"""The values of an ``IN`` list bound at execution (``{"ids": [...]}``): a statement
+built once around it is reused as it is, where ``column.in_(values)`` would be built and
+coerced value by value on every call (~1 ms for two short lookups here; the rendered
+SQL and its plan are the same)."""
+
+
 def insert_rows(conn: Connection, table: sa.Table, rows: Sequence[Mapping[str, Any]]) -> None:
     """Insert ``rows`` (mappings with the same keys, in the same order) into ``table``.
 

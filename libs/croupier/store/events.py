@@ -40,7 +40,7 @@ from croupier import canonical
 from croupier.errors import ChainError, DuplicateEvent, IdempotencyConflict, InvalidInput, NotFound
 from croupier.events import GENESIS, SEAL_VERSIONS, Event, Seal, SealEntry
 from croupier.store import schema, tlog
-from croupier.store.db import AnyRow, Database, insert_rows
+from croupier.store.db import IDS, AnyRow, Database, insert_rows
 
 StreamKind = Literal["hand", "shoe"]
 STREAM_KINDS: tuple[str, ...] = ("hand", "shoe")
@@ -192,6 +192,24 @@ def _row_event(r: AnyRow) -> Event:
     return Event(*r)
 
 
+# Statements of the hot paths, built once (their IN lists bound as ``ids``: db.IDS).
+_STREAMS_IN = sa.select(_S).where(_S.c.stream_id.in_(IDS))
+_TOPS_IN = (
+    sa.select(_E.c.stream_id, sa.func.max(_E.c.seq).label("seq"))
+    .where(_E.c.stream_id.in_(IDS))
+    .group_by(_E.c.stream_id)
+    .subquery()
+)
+_HEADS_IN = sa.select(_E.c.stream_id, _E.c.seq, _E.c.hash).join(
+    _TOPS_IN, sa.and_(_E.c.stream_id == _TOPS_IN.c.stream_id, _E.c.seq == _TOPS_IN.c.seq)
+)
+_EVENTS_IN = (
+    sa.select(*_EVENT_COLS_ALL).where(_E.c.stream_id.in_(IDS)).order_by(_E.c.stream_id, _E.c.seq)
+)
+_SEALS_IN = sa.select(_SEALS).where(_SEALS.c.seal_id.in_(IDS))
+_NAMING_IN = sa.select(_HEADS.c.stream_id, _HEADS.c.seal_id).where(_HEADS.c.stream_id.in_(IDS))
+
+
 def _stream_row(s: StreamInfo) -> dict[str, Any]:
     return {
         "stream_id": s.stream_id,
@@ -253,25 +271,12 @@ def _load_states(conn: Connection, ids: Sequence[str]) -> dict[str, _StreamState
     SQLite, so the cost of appending would grow with history."""
     out: dict[str, _StreamState] = {}
     for chunk in _chunks(ids):
-        infos = {
-            r.stream_id: _row_stream(r)
-            for r in conn.execute(sa.select(_S).where(_S.c.stream_id.in_(chunk)))
-        }
+        infos = {r.stream_id: _row_stream(r) for r in conn.execute(_STREAMS_IN, {"ids": chunk})}
         if not infos:
             continue
-        top = (
-            sa.select(_E.c.stream_id, sa.func.max(_E.c.seq).label("seq"))
-            .where(_E.c.stream_id.in_(list(infos)))
-            .group_by(_E.c.stream_id)
-            .subquery()
-        )
         heads = {
             str(sid): (int(seq), bytes(h))
-            for sid, seq, h in conn.execute(
-                sa.select(_E.c.stream_id, _E.c.seq, _E.c.hash).join(
-                    top, sa.and_(_E.c.stream_id == top.c.stream_id, _E.c.seq == top.c.seq)
-                )
-            )
+            for sid, seq, h in conn.execute(_HEADS_IN, {"ids": list(infos)})
         }
         for sid, info in infos.items():
             seq, h = heads.get(sid, (-1, GENESIS))
@@ -380,7 +385,7 @@ def _plan_seals(conn: Connection, seals: Sequence[Seal]) -> list[Seal]:
         return []
     stored: dict[str, Seal] = {}
     for chunk in _chunks(list(wanted)):
-        for r in conn.execute(sa.select(_SEALS).where(_SEALS.c.seal_id.in_(chunk))):
+        for r in conn.execute(_SEALS_IN, {"ids": chunk}):
             stored[r.seal_id] = _row_seal(r)
     new: list[Seal] = []
     for seal_id, s in wanted.items():
@@ -470,12 +475,7 @@ def read_streams(conn: Connection, stream_ids: Iterable[str]) -> dict[str, list[
     ids = list(dict.fromkeys(stream_ids))
     out: dict[str, list[Event]] = {s: [] for s in ids}
     for chunk in _chunks(ids):
-        q = (
-            sa.select(*_EVENT_COLS_ALL)
-            .where(_E.c.stream_id.in_(chunk))
-            .order_by(_E.c.stream_id, _E.c.seq)
-        )
-        for r in conn.execute(q):
+        for r in conn.execute(_EVENTS_IN, {"ids": chunk}):
             out[r.stream_id].append(_row_event(r))
     return out
 
@@ -511,13 +511,12 @@ def seals_for_streams(conn: Connection, stream_ids: Iterable[str]) -> dict[str, 
     ids = list(dict.fromkeys(stream_ids))
     naming: dict[str, set[str]] = {s: set() for s in ids}
     for chunk in _chunks(ids):
-        q = sa.select(_HEADS.c.stream_id, _HEADS.c.seal_id).where(_HEADS.c.stream_id.in_(chunk))
-        for stream_id, seal_id in conn.execute(q):
+        for stream_id, seal_id in conn.execute(_NAMING_IN, {"ids": chunk}):
             naming[stream_id].add(seal_id)
     seal_ids = sorted(set().union(*naming.values()))
     decoded: dict[str, tuple[int, str, Seal]] = {}
     for chunk in _chunks(seal_ids):
-        for r in conn.execute(sa.select(_SEALS).where(_SEALS.c.seal_id.in_(chunk))):
+        for r in conn.execute(_SEALS_IN, {"ids": chunk}):
             decoded[r.seal_id] = (int(r.sealed_at_ms), r.seal_id, _row_seal(r))
     return {
         stream_id: [x[2] for x in sorted(decoded[i] for i in sids)]
@@ -541,7 +540,7 @@ def get_seals(conn: Connection, seal_ids: Iterable[str]) -> dict[str, Seal]:
     ids = sorted(set(seal_ids))
     out: dict[str, Seal] = {}
     for chunk in _chunks(ids):
-        for r in conn.execute(sa.select(_SEALS).where(_SEALS.c.seal_id.in_(chunk))):
+        for r in conn.execute(_SEALS_IN, {"ids": chunk}):
             out[r.seal_id] = _row_seal(r)
     for i in ids:
         if i not in out:

@@ -29,10 +29,13 @@ from sqlalchemy.engine import Connection
 
 from croupier.errors import InvalidInput
 from croupier.store import schema
-from croupier.store.db import Database
+from croupier.store.db import IDS, Database
 
 _G = schema.table_grants
 _C = schema.table_grant_changes
+_COUNTS_IN = (
+    sa.select(_C.c.table_id, sa.func.count()).where(_C.c.table_id.in_(IDS)).group_by(_C.c.table_id)
+)
 
 
 @dataclass(frozen=True)
@@ -150,11 +153,7 @@ def change_counts(conn: Connection, table_ids: Sequence[str]) -> dict[str, int]:
     (tables without any are absent); one indexed read for all of them."""
     if not table_ids:
         return {}
-    rows = conn.execute(
-        sa.select(_C.c.table_id, sa.func.count())
-        .where(_C.c.table_id.in_(sorted(set(table_ids))))
-        .group_by(_C.c.table_id)
-    )
+    rows = conn.execute(_COUNTS_IN, {"ids": sorted(set(table_ids))})
     return {str(r[0]): int(r[1]) for r in rows}
 
 

@@ -37,7 +37,7 @@ from sqlalchemy.engine import Connection
 from croupier import canonical
 from croupier.errors import IdempotencyConflict, InvalidInput, MoneyError, NotFound
 from croupier.store import schema
-from croupier.store.db import AnyRow, Database, insert_rows
+from croupier.store.db import IDS, AnyRow, Database, insert_rows
 
 TxKind = Literal["settle", "void"]
 ESCROW = "escrow"
@@ -48,6 +48,12 @@ CHUNK = 400
 
 _TX = schema.ledger_transactions
 _P = schema.ledger_postings
+_TX_BY_KEY_IN = sa.select(
+    _TX.c.tx_id, _TX.c.idempotency_key, _TX.c.content_hash, _TX.c.hand_id, _TX.c.kind
+).where(_TX.c.idempotency_key.in_(IDS))
+_TX_BY_HAND_IN = sa.select(_TX.c.idempotency_key, _TX.c.hand_id, _TX.c.kind).where(
+    _TX.c.hand_id.in_(IDS)
+)
 _T = schema.ledger_totals
 
 
@@ -207,10 +213,7 @@ def _insert(conn: Connection, items: Sequence[_Pending], at_ms: int) -> list[int
         ids: dict[str, int] = {}
         taken: dict[tuple[str, str], str] = {}
         for key_chunk in _chunks(keys):
-            q = sa.select(
-                _TX.c.tx_id, _TX.c.idempotency_key, _TX.c.content_hash, _TX.c.hand_id, _TX.c.kind
-            ).where(_TX.c.idempotency_key.in_(key_chunk))
-            for r in conn.execute(q):
+            for r in conn.execute(_TX_BY_KEY_IN, {"ids": list(key_chunk)}):
                 if bytes(r.content_hash) != unique[r.idempotency_key].hash:
                     raise IdempotencyConflict(
                         f"idempotency key {r.idempotency_key!r} is already used by transaction "
@@ -218,10 +221,7 @@ def _insert(conn: Connection, items: Sequence[_Pending], at_ms: int) -> list[int
                     )
                 ids[r.idempotency_key] = int(r.tx_id)
         for hand_chunk in _chunks(hands):
-            hq = sa.select(_TX.c.idempotency_key, _TX.c.hand_id, _TX.c.kind).where(
-                _TX.c.hand_id.in_(hand_chunk)
-            )
-            for hr in conn.execute(hq):
+            for hr in conn.execute(_TX_BY_HAND_IN, {"ids": list(hand_chunk)}):
                 taken[(hr.hand_id, hr.kind)] = hr.idempotency_key
         new = [p for k, p in unique.items() if k not in ids]
         for p in new:

@@ -21,10 +21,20 @@ from sqlalchemy.engine import Connection
 from croupier import canonical
 from croupier.errors import IdempotencyConflict, InvalidInput, NotFound
 from croupier.store import schema
-from croupier.store.db import AnyRow, Database, insert_rows
+from croupier.store.db import IDS, AnyRow, Database, insert_rows
 
 CHUNK = 500
 _ST = schema.settlements
+_ST_IN = sa.select(_ST).where(_ST.c.hand_id.in_(IDS))
+_POSTINGS_IN = (
+    sa.select(
+        schema.ledger_postings.c.tx_id,
+        schema.ledger_postings.c.account,
+        schema.ledger_postings.c.amount,
+    )
+    .where(schema.ledger_postings.c.tx_id.in_(IDS))
+    .order_by(schema.ledger_postings.c.tx_id, schema.ledger_postings.c.line)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +119,7 @@ def _row(r: AnyRow) -> Settlement:
 def _stored(conn: Connection, hand_ids: Sequence[str]) -> dict[str, Settlement]:
     out: dict[str, Settlement] = {}
     for i in range(0, len(hand_ids), CHUNK):
-        q = sa.select(_ST).where(_ST.c.hand_id.in_(hand_ids[i : i + CHUNK]))
-        for r in conn.execute(q):
+        for r in conn.execute(_ST_IN, {"ids": list(hand_ids[i : i + CHUNK])}):
             out[r.hand_id] = _row(r)
     return out
 
@@ -250,20 +259,12 @@ def settlements_with_postings(
     """For a batch of hands: each stored settlement with its ledger postings as
     ``(account, amount)`` pairs, in two queries per chunk (for range audits)."""
     out: dict[str, tuple[Settlement, tuple[tuple[str, int], ...]]] = {}
-    p = schema.ledger_postings
     for i in range(0, len(hand_ids), 500):
         chunk = list(hand_ids[i : i + 500])
-        rows = {
-            r.hand_id: _row(r) for r in conn.execute(sa.select(_ST).where(_ST.c.hand_id.in_(chunk)))
-        }
+        rows = {r.hand_id: _row(r) for r in conn.execute(_ST_IN, {"ids": chunk})}
         lines: dict[int, list[tuple[str, int]]] = {}
         if rows:
-            q = (
-                sa.select(p.c.tx_id, p.c.account, p.c.amount)
-                .where(p.c.tx_id.in_([r.tx_id for r in rows.values()]))
-                .order_by(p.c.tx_id, p.c.line)
-            )
-            for r in conn.execute(q):
+            for r in conn.execute(_POSTINGS_IN, {"ids": [r.tx_id for r in rows.values()]}):
                 lines.setdefault(int(r.tx_id), []).append((str(r.account), int(r.amount)))
         for hid, st in rows.items():
             out[hid] = (st, tuple(lines.get(st.tx_id, ())))
