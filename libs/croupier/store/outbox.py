@@ -45,6 +45,10 @@ from croupier.store.db import Database
 from croupier.store.events import get_seals, read_range
 
 _O = schema.outbox
+_ENQUEUE = {  # every commit of a producer runs one: built once
+    "postgresql": postgresql.insert(_O).on_conflict_do_nothing(index_elements=["msg_id"]),
+    "sqlite": sqlite.insert(_O).on_conflict_do_nothing(index_elements=["msg_id"]),
+}
 _DL = schema.dead_letters
 
 
@@ -186,13 +190,10 @@ def enqueue_groups(
             )
     if not rows:
         return
-    name = conn.dialect.name
-    if name == "postgresql":
-        conn.execute(postgresql.insert(_O).on_conflict_do_nothing(index_elements=["msg_id"]), rows)
-    elif name == "sqlite":
-        conn.execute(sqlite.insert(_O).on_conflict_do_nothing(index_elements=["msg_id"]), rows)
-    else:  # pragma: no cover - the two supported backends are above
-        raise InvalidInput(f"unsupported database {name}")
+    stmt = _ENQUEUE.get(conn.dialect.name)
+    if stmt is None:  # pragma: no cover - the two supported backends are in _ENQUEUE
+        raise InvalidInput(f"unsupported database {conn.dialect.name}")
+    conn.execute(stmt, rows)
 
 
 def put_dead_letter(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
@@ -82,6 +83,9 @@ def put_request(conn: Connection, rec: RequestRecord) -> None:
     put_requests(conn, [rec])
 
 
+_INSERTS: dict[str, Any] = {}
+
+
 def put_requests(conn: Connection, recs: Sequence[RequestRecord]) -> None:
     """Store the records; :class:`IdempotencyConflict` naming the first whose id already
     holds a record (the caller's transaction then rolls back, effects and all). One
@@ -96,8 +100,12 @@ def put_requests(conn: Connection, recs: Sequence[RequestRecord]) -> None:
             raise InvalidInput(f"request_id must be 1..{schema.REQUEST_ID_LEN} characters")
         if len(rec.request_hash) != schema.HASH_LEN:
             raise InvalidInput("request_hash must be 32 bytes")
-    insert = (postgresql if conn.dialect.name == "postgresql" else sqlite).insert(_R)
-    stmt = insert.on_conflict_do_nothing(index_elements=["request_id"]).returning(_R.c.request_id)
+    stmt = _INSERTS.get(conn.dialect.name)
+    if stmt is None:  # built once per dialect: every gateway group runs it
+        insert = (postgresql if conn.dialect.name == "postgresql" else sqlite).insert(_R)
+        stmt = _INSERTS[conn.dialect.name] = insert.on_conflict_do_nothing(
+            index_elements=["request_id"]
+        ).returning(_R.c.request_id)
     rows = [
         {
             "request_id": rec.request_id,

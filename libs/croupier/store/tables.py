@@ -93,11 +93,23 @@ def put_tables(conn: Connection, tables: Sequence[TableRecord]) -> int:
     rows = list({t.table_id: _row(t) for t in tables}.values())
     if not rows:
         return 0
-    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-    ins = dialect.insert(_T)
-    cols = {c: ins.excluded[c] for c in rows[0] if c != "table_id"}
-    conn.execute(ins.on_conflict_do_update(index_elements=["table_id"], set_=cols), rows)
+    conn.execute(_upsert(conn.dialect.name, tuple(rows[0])), rows)
     return len(rows)
+
+
+_UPSERTS: dict[tuple[str, tuple[str, ...]], Any] = {}
+
+
+def _upsert(dialect_name: str, columns: tuple[str, ...]) -> Any:
+    """The insert-or-replace of rows with ``columns``, built once per dialect (every
+    commit of the dealer runs it)."""
+    key = (dialect_name, columns)
+    stmt = _UPSERTS.get(key)
+    if stmt is None:
+        ins = (postgresql if dialect_name == "postgresql" else sqlite).insert(_T)
+        cols = {c: ins.excluded[c] for c in columns if c != "table_id"}
+        stmt = _UPSERTS[key] = ins.on_conflict_do_update(index_elements=["table_id"], set_=cols)
+    return stmt
 
 
 def get_table(conn: Connection, table_id: str) -> TableRecord | None:

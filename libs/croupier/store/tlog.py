@@ -100,9 +100,12 @@ def last_leaf_query() -> sa.Select[Any]:
     return sa.select(_L.c.leaf_index, _L.c.seal_id).where(_L.c.leaf_index == last)
 
 
+_LAST_LEAF = last_leaf_query()  # run before every append: built once
+
+
 def _last_leaf(conn: Connection) -> tuple[int, str | None]:
     """The log's size and the seal id of its last leaf."""
-    r = conn.execute(last_leaf_query()).first()
+    r = conn.execute(_LAST_LEAF).first()
     return (0, None) if r is None else (int(r[0]) + 1, str(r[1]))
 
 
