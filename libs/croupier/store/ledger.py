@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from croupier import canonical
@@ -246,8 +247,7 @@ def _insert(conn: Connection, items: Sequence[_Pending], at_ms: int) -> list[int
         ]
         try:
             with conn.begin_nested():
-                stmt = _TX.insert().returning(_TX.c.tx_id, sort_by_parameter_order=True)
-                new_ids = [int(x) for x in conn.execute(stmt, rows).scalars()]
+                new_ids = [int(x) for x in conn.execute(_TX_INSERT, rows).scalars()]
                 insert_rows(
                     conn,
                     _P,
@@ -267,6 +267,23 @@ def _insert(conn: Connection, items: Sequence[_Pending], at_ms: int) -> list[int
     raise AssertionError("unreachable")
 
 
+def _totals_add(dialect: Any) -> Any:
+    stmt = dialect.insert(_T)
+    return stmt.on_conflict_do_update(
+        index_elements=[_T.c.account],
+        set_={
+            "total": _T.c.total + stmt.excluded.total,
+            "settled": _T.c.settled + stmt.excluded.settled,
+            "voided": _T.c.voided + stmt.excluded.voided,
+        },
+    )
+
+
+# every settlement commit runs these: built once (the upsert per dialect: is PostgreSQL)
+_TX_INSERT = _TX.insert().returning(_TX.c.tx_id, sort_by_parameter_order=True)
+_TOTALS_ADD = {False: _totals_add(sqlite), True: _totals_add(postgresql)}
+
+
 def _add_totals(conn: Connection, new: Sequence[_Pending]) -> None:
     """Add the postings of ``new`` to the running ``ledger_totals`` (one upsert per
     account), in the caller's transaction."""
@@ -279,21 +296,8 @@ def _add_totals(conn: Connection, new: Sequence[_Pending]) -> None:
             add[q.account][0] += q.amount
     if not add:
         return
-    if conn.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert  # type: ignore[assignment]
-    stmt = insert(_T)
-    stmt = stmt.on_conflict_do_update(
-        index_elements=[_T.c.account],
-        set_={
-            "total": _T.c.total + stmt.excluded.total,
-            "settled": _T.c.settled + stmt.excluded.settled,
-            "voided": _T.c.voided + stmt.excluded.voided,
-        },
-    )
     conn.execute(
-        stmt,
+        _TOTALS_ADD[conn.dialect.name == "postgresql"],
         [
             {"account": acc, "total": t, "settled": n, "voided": v}
             for acc, (t, n, v) in sorted(add.items())
