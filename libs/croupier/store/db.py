@@ -25,10 +25,10 @@ from __future__ import annotations
 import re
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeVar
 
 import sqlalchemy as sa
 from alembic import command
@@ -37,9 +37,10 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import event
 from sqlalchemy import exc as sa_exc
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, Row
 
-from croupier.errors import StoreUnavailable
+from croupier.errors import StoreError, StoreUnavailable
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 DEFAULT_URL = "sqlite:///var/croupier.sqlite"
@@ -157,6 +158,31 @@ def _enter_wal(cursor: Any) -> None:
 
 
 _SQLITE_INSERTS: dict[tuple[str, tuple[str, ...]], str | None] = {}
+
+
+_S = TypeVar("_S")
+_PER_DIALECT: dict[tuple[str, Callable[..., Any], tuple[Any, ...]], Any] = {}
+_DIALECTS: dict[str, Any] = {"postgresql": postgresql, "sqlite": sqlite}
+
+
+def per_dialect(conn: Connection, build: Callable[..., _S], *args: Any) -> _S:
+    """The statement ``build(dialect, *args)`` for ``conn``'s database, built on first
+    use and kept per dialect, builder and (hashable) ``args``: for the statements a
+    dialect must write itself (``INSERT … ON CONFLICT`` from
+    ``sqlalchemy.dialects.postgresql`` or ``.sqlite``, passed as ``dialect``) that a
+    commit runs every time."""
+    name = conn.dialect.name
+    key = (name, build, args)
+    try:
+        stmt: _S = _PER_DIALECT[key]
+        return stmt
+    except KeyError:
+        pass
+    dialect = _DIALECTS.get(name)
+    if dialect is None:
+        raise StoreError(f"unsupported database {name!r} (SQLite or PostgreSQL)")
+    stmt = _PER_DIALECT[key] = build(dialect, *args)
+    return stmt
 
 
 IDS: sa.BindParameter[Any] = sa.bindparam("ids", expanding=True)

@@ -32,13 +32,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from croupier import canonical
 from croupier.errors import IdempotencyConflict, InvalidInput, MoneyError, NotFound
 from croupier.store import schema
-from croupier.store.db import IDS, AnyRow, Database, insert_rows
+from croupier.store.db import IDS, AnyRow, Database, insert_rows, per_dialect
 
 TxKind = Literal["settle", "void"]
 ESCROW = "escrow"
@@ -279,9 +278,8 @@ def _totals_add(dialect: Any) -> Any:
     )
 
 
-# every settlement commit runs these: built once (the upsert per dialect: is PostgreSQL)
+# every settlement commit runs these: built once (the upsert once per dialect)
 _TX_INSERT = _TX.insert().returning(_TX.c.tx_id, sort_by_parameter_order=True)
-_TOTALS_ADD = {False: _totals_add(sqlite), True: _totals_add(postgresql)}
 
 
 def _add_totals(conn: Connection, new: Sequence[_Pending]) -> None:
@@ -297,7 +295,7 @@ def _add_totals(conn: Connection, new: Sequence[_Pending]) -> None:
     if not add:
         return
     conn.execute(
-        _TOTALS_ADD[conn.dialect.name == "postgresql"],
+        per_dialect(conn, _totals_add),
         [
             {"account": acc, "total": t, "settled": n, "voided": v}
             for acc, (t, n, v) in sorted(add.items())

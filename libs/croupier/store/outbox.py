@@ -32,23 +32,19 @@ from __future__ import annotations
 
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from croupier import canonical
 from croupier.errors import InvalidInput, NotFound
 from croupier.events import Event, Seal
 from croupier.store import schema
-from croupier.store.db import Database
+from croupier.store.db import Database, per_dialect
 from croupier.store.events import get_seals, read_range
 
 _O = schema.outbox
-_ENQUEUE = {  # every commit of a producer runs one: built once
-    "postgresql": postgresql.insert(_O).on_conflict_do_nothing(index_elements=["msg_id"]),
-    "sqlite": sqlite.insert(_O).on_conflict_do_nothing(index_elements=["msg_id"]),
-}
 _DL = schema.dead_letters
 
 
@@ -190,10 +186,12 @@ def enqueue_groups(
             )
     if not rows:
         return
-    stmt = _ENQUEUE.get(conn.dialect.name)
-    if stmt is None:  # pragma: no cover - the two supported backends are in _ENQUEUE
-        raise InvalidInput(f"unsupported database {conn.dialect.name}")
-    conn.execute(stmt, rows)
+    conn.execute(per_dialect(conn, _enqueue), rows)
+
+
+def _enqueue(dialect: Any) -> Any:
+    """Insert messages, a msg_id already queued ignored (every producer commit)."""
+    return dialect.insert(_O).on_conflict_do_nothing(index_elements=["msg_id"])
 
 
 def put_dead_letter(

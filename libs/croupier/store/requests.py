@@ -24,12 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from croupier.errors import IdempotencyConflict, InvalidInput
 from croupier.store import schema
-from croupier.store.db import Database
+from croupier.store.db import Database, per_dialect
 
 _R = schema.gateway_requests
 
@@ -83,7 +82,10 @@ def put_request(conn: Connection, rec: RequestRecord) -> None:
     put_requests(conn, [rec])
 
 
-_INSERTS: dict[str, Any] = {}
+def _insert_new(dialect: Any) -> Any:
+    """Insert the records whose id is free, returning those ids (every gateway group)."""
+    insert = dialect.insert(_R)
+    return insert.on_conflict_do_nothing(index_elements=["request_id"]).returning(_R.c.request_id)
 
 
 def put_requests(conn: Connection, recs: Sequence[RequestRecord]) -> None:
@@ -100,12 +102,7 @@ def put_requests(conn: Connection, recs: Sequence[RequestRecord]) -> None:
             raise InvalidInput(f"request_id must be 1..{schema.REQUEST_ID_LEN} characters")
         if len(rec.request_hash) != schema.HASH_LEN:
             raise InvalidInput("request_hash must be 32 bytes")
-    stmt = _INSERTS.get(conn.dialect.name)
-    if stmt is None:  # built once per dialect: every gateway group runs it
-        insert = (postgresql if conn.dialect.name == "postgresql" else sqlite).insert(_R)
-        stmt = _INSERTS[conn.dialect.name] = insert.on_conflict_do_nothing(
-            index_elements=["request_id"]
-        ).returning(_R.c.request_id)
+    stmt = per_dialect(conn, _insert_new)
     rows = [
         {
             "request_id": rec.request_id,

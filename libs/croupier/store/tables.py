@@ -16,13 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from croupier import canonical
 from croupier.errors import InvalidInput
 from croupier.store import schema
-from croupier.store.db import AnyRow, Database
+from croupier.store.db import AnyRow, Database, per_dialect
 
 TableStatus = Literal["open", "closed"]
 _T = schema.dealer_tables
@@ -93,23 +92,16 @@ def put_tables(conn: Connection, tables: Sequence[TableRecord]) -> int:
     rows = list({t.table_id: _row(t) for t in tables}.values())
     if not rows:
         return 0
-    conn.execute(_upsert(conn.dialect.name, tuple(rows[0])), rows)
+    conn.execute(per_dialect(conn, _upsert, tuple(rows[0])), rows)
     return len(rows)
 
 
-_UPSERTS: dict[tuple[str, tuple[str, ...]], Any] = {}
-
-
-def _upsert(dialect_name: str, columns: tuple[str, ...]) -> Any:
-    """The insert-or-replace of rows with ``columns``, built once per dialect (every
-    commit of the dealer runs it)."""
-    key = (dialect_name, columns)
-    stmt = _UPSERTS.get(key)
-    if stmt is None:
-        ins = (postgresql if dialect_name == "postgresql" else sqlite).insert(_T)
-        cols = {c: ins.excluded[c] for c in columns if c != "table_id"}
-        stmt = _UPSERTS[key] = ins.on_conflict_do_update(index_elements=["table_id"], set_=cols)
-    return stmt
+def _upsert(dialect: Any, columns: tuple[str, ...]) -> Any:
+    """The insert-or-replace of rows with ``columns`` (every commit of the dealer runs
+    it; built once per dialect and column set, :func:`per_dialect`)."""
+    ins = dialect.insert(_T)
+    cols = {c: ins.excluded[c] for c in columns if c != "table_id"}
+    return ins.on_conflict_do_update(index_elements=["table_id"], set_=cols)
 
 
 def get_table(conn: Connection, table_id: str) -> TableRecord | None:
