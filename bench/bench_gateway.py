@@ -1,8 +1,9 @@
 """The gateway path under concurrent tables: baccarat coups (OpenHand, PlaceBets,
-CloseBetting, each with a request id) played at N tables at once over real gRPC.
+CloseBetting, each with a request id; with ``--one-call``, one OpenHand carrying the
+coup's bets and ``close_betting``) played at N tables at once over real gRPC.
 
     .venv/bin/python bench/bench_gateway.py [--tables 1,16,64] [--seconds 10]
-        [--database-url URL] [--insecure]
+        [--database-url URL] [--insecure] [--one-call]
 
 For each N, a dealer process is started (this script with ``--serve``): the dealer's
 :class:`GatewayServicer` behind the authentication interceptor as production serves it
@@ -142,7 +143,9 @@ def pct(xs: list[float], q: float) -> float:
     return statistics.quantiles(xs, n=100, method="inclusive")[int(q) - 1]
 
 
-async def drive(work: Path, port: int, n: int, seconds: float, insecure: bool, pid: int) -> Run:
+async def drive(
+    work: Path, port: int, n: int, seconds: float, insecure: bool, pid: int, one_call: bool
+) -> Run:
     auth = AuthDir(work / "auth")
     target = f"127.0.0.1:{port}"
     channel = (
@@ -183,28 +186,41 @@ async def drive(work: Path, port: int, n: int, seconds: float, insecure: bool, p
         first = True
         while first or time.perf_counter() < deadline:
             counted = measuring
-            h = await call(
-                "OpenHand",
-                gw.OpenHand,
-                gateway_pb2.OpenHandRequest(table_id=t, seats=seats, request_id=rid()),
-            )
-            await call(
-                "PlaceBets",
-                gw.PlaceBets,
-                gateway_pb2.PlaceBetsRequest(hand_id=h.hand_id, bets=bets, request_id=rid()),
-                metadata=md,
-            )
-            await call(
-                "CloseBetting",
-                gw.CloseBetting,
-                gateway_pb2.CloseBettingRequest(hand_id=h.hand_id, request_id=rid()),
-            )
+            if one_call:
+                await call(
+                    "OpenHand",
+                    gw.OpenHand,
+                    gateway_pb2.OpenHandRequest(
+                        table_id=t, seats=seats, bets=bets, close_betting=True, request_id=rid()
+                    ),
+                    metadata=md,
+                )
+            else:
+                await three_calls(t, seats, bets, md)
             if counted and measuring:
                 run.hands += 1
             if first:
                 first = False
                 warmed.set()
                 await go.wait()
+
+    async def three_calls(t: str, seats: Any, bets: Any, md: Any) -> None:
+        h = await call(
+            "OpenHand",
+            gw.OpenHand,
+            gateway_pb2.OpenHandRequest(table_id=t, seats=seats, request_id=rid()),
+        )
+        await call(
+            "PlaceBets",
+            gw.PlaceBets,
+            gateway_pb2.PlaceBetsRequest(hand_id=h.hand_id, bets=bets, request_id=rid()),
+            metadata=md,
+        )
+        await call(
+            "CloseBetting",
+            gw.CloseBetting,
+            gateway_pb2.CloseBettingRequest(hand_id=h.hand_id, request_id=rid()),
+        )
 
     try:
         warm = [asyncio.Event() for _ in range(n)]
@@ -230,7 +246,7 @@ async def drive(work: Path, port: int, n: int, seconds: float, insecure: bool, p
     return run
 
 
-def one(n: int, seconds: float, url: str | None, insecure: bool) -> Run:
+def one(n: int, seconds: float, url: str | None, insecure: bool, one_call: bool) -> Run:
     with tempfile.TemporaryDirectory(prefix="bench-gw-") as d:
         work = Path(d)
         init_dev(work / "auth")
@@ -244,7 +260,7 @@ def one(n: int, seconds: float, url: str | None, insecure: bool) -> Run:
                     raise SystemExit(f"the dealer process exited with {proc.returncode}")
                 time.sleep(0.05)
             port = int((work / "port").read_text())
-            run = asyncio.run(drive(work, port, n, seconds, insecure, proc.pid))
+            run = asyncio.run(drive(work, port, n, seconds, insecure, proc.pid, one_call))
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait(30)
@@ -284,7 +300,7 @@ def report(runs: list[Run]) -> None:
         row = f"| {run.tables} | {run.hands / run.seconds:,.0f} |"
         for r in RPCS:
             xs = run.latency_ms[r]
-            row += f" {pct(xs, 50):.1f} / {pct(xs, 99):.1f} |"
+            row += f" {pct(xs, 50):.1f} / {pct(xs, 99):.1f} |" if xs else " – |"
         per_hand = 1e6 / max(run.hands, 1)
         groups = run.stats.get("groups", 0)
         size = f"{run.stats['writes'] / groups:.1f}" if groups else "–"
@@ -299,6 +315,11 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--database-url")
     ap.add_argument("--insecure", action="store_true", help="no TLS, no interceptor")
+    ap.add_argument(
+        "--one-call",
+        action="store_true",
+        help="each coup is one OpenHand with its bets and close_betting",
+    )
     ap.add_argument("--serve", metavar="DIR", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.serve:
@@ -314,7 +335,7 @@ def main() -> None:
         return
     runs = []
     for n in (int(x) for x in a.tables.split(",")):
-        run = one(n, a.seconds, a.database_url, a.insecure)
+        run = one(n, a.seconds, a.database_url, a.insecure, a.one_call)
         print(
             f"{n} tables: {run.hands} hands in {run.seconds:.1f} s, load average "
             f"{os.getloadavg()[0]:.1f}",

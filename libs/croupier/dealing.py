@@ -172,6 +172,14 @@ class Table:
         )
 
 
+def _bet_items(bets: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The ``bet.placed`` payloads of ``bets`` (seat, spot, amount)."""
+    try:
+        return [{"seat": x["seat"], "spot": x["spot"], "amount": x["amount"]} for x in bets]
+    except (KeyError, TypeError) as e:
+        raise BetRejected(f"malformed bet: {e}", reason="malformed") from e
+
+
 def hand_id_for(table_id: str, hand_no: int) -> str:
     """A table's hands are numbered: ``<table>_h<n>``."""
     return f"{table_id}_h{hand_no}"
@@ -345,7 +353,21 @@ class Dealer:
         return b
 
     # -- hands -----------------------------------------------------------------------
-    def open_hand(self, table_id: str, seats: Sequence[Mapping[str, Any]]) -> tuple[str, Batch]:
+    def open_hand(
+        self,
+        table_id: str,
+        seats: Sequence[Mapping[str, Any]],
+        bets: Sequence[Mapping[str, Any]] = (),
+        *,
+        close_betting: bool = False,
+    ) -> tuple[str, Batch]:
+        """Open the next hand at ``table_id`` with ``seats``; with ``bets``, place them
+        too, and with ``close_betting`` close its betting and deal what the rules ask
+        (a hand without player decisions is then over): the batch holds what the calls
+        :meth:`place_bets` and :meth:`close_betting` would add after the opening, the
+        same events in the same order. All or nothing: the bets and the close are
+        checked on a trial state of the hand before anything changes, so a refused bet
+        leaves the table as it was (no hand, no shoe, no hand number used)."""
         t = self.table(table_id)
         if t.hand is not None:
             raise ActionRejected(f"hand {t.hand.hand_id} is still open at {table_id}")
@@ -370,7 +392,12 @@ class Dealer:
             "seats": seat_rows,
             "carry": copy.deepcopy(t.carry),
         }
-        eng.open(hand_id, {**payload, "shoe": "", "commitment": ""})  # validate, no effects
+        trial = eng.open(hand_id, {**payload, "shoe": "", "commitment": ""})  # no effects
+        items = _bet_items(bets)
+        for it in items:  # checked as place_bets would, each against those before it
+            eng.step(trial, g.BET_PLACED, it)
+        if close_betting:
+            eng.verify(trial, g.BETTING_CLOSED, {})
         b = Batch()
         if new_shoe:
             if t.shoe is not None and not t.shoe.revealed:
@@ -394,6 +421,10 @@ class Dealer:
         t.hand = hand
         self.hands[hand_id] = hand
         b.tables.append(t.row())
+        if items:
+            b.extend(self.place_bets(hand_id, items))
+        if close_betting:
+            b.extend(self.close_betting(hand_id))  # a hand over: its table's row again
         return hand_id, b
 
     def _flush(self, hand: Hand, signer: Signer) -> Batch:
@@ -448,10 +479,7 @@ class Dealer:
         first (:meth:`give_client_seed`), in the same batch."""
         hand = self.hand(hand_id)
         eng = engine_for(hand.state.variant)
-        try:
-            items = [{"seat": x["seat"], "spot": x["spot"], "amount": x["amount"]} for x in bets]
-        except (KeyError, TypeError) as e:
-            raise BetRejected(f"malformed bet: {e}", reason="malformed") from e
+        items = _bet_items(bets)
         if not items:
             raise BetRejected("no bets given", reason="empty")
         # All-or-nothing without copying the state: apply the bets to the live state

@@ -1258,12 +1258,23 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             [limits.SeatIn(s.seat, s.player_id, s.stack_minor) for s in request.seats]
         )
         seats = [{"seat": r.seat, "player": r.player, "stack": r.stack} for r in rows]
+        bet_rows = limits.bets([limits.BetIn(b.seat, b.spot, b.amount_minor) for b in request.bets])
+        bets = [{"seat": b.seat, "spot": b.spot, "amount": b.amount} for b in bet_rows]
+        close = request.close_betting
 
         def apply() -> tuple[str, Batch, gateway_pb2.OpenHandResponse]:
             t = self.dealer.table(request.table_id)
             limits.seat_count(len(rows), engine_for(t.variant).max_seats)
-            hand_id, b = self.dealer.open_hand(request.table_id, seats)
-            h = self.dealer.hand(hand_id)
+            before = t.hand_count
+            try:
+                hand_id, b = self.dealer.open_hand(
+                    request.table_id, seats, bets, close_betting=close
+                )
+            except Exception:
+                if t.hand_count != before:  # refused after the hand was opened in memory
+                    self.core.resync(request.table_id)
+                raise
+            h = self.dealer.hands.get(hand_id) or b.closed_hands[-1]
             return (
                 request.table_id,
                 b,
@@ -1272,6 +1283,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                     shoe_id=h.shoe.shoe_id,
                     hand_no=h.state.shoe_hand_no,
                     commitment=h.shoe.commitment.commitment,
+                    accepted=len(bets),
+                    last_seq=h.writer.next_seq - 1,
+                    view=self._view(h, None) if close else None,
                 ),
             )
 

@@ -317,16 +317,19 @@ class SeatTokenAttacher(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[m
     async def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
         method = details.method.decode() if isinstance(details.method, bytes) else details.method
         rule = RULES.get(method)
-        ref = (
-            self.resources.hand(request.hand_id)
-            if rule and rule.seats and _valid_hand_id(request.hand_id)
-            else None
-        )
-        if rule is not None and rule.seats is not None and ref is not None:
+        seated: tuple[str, Mapping[int, str]] | None = None
+        if rule is not None and rule.seats is not None:
+            if rule.players is not None and rule.table is not None:  # seated by the call
+                seated = rule.table(request), rule.players(request)
+            elif _valid_hand_id(request.hand_id):
+                ref = self.resources.hand(request.hand_id)
+                seated = (ref.table, ref.players) if ref is not None else None
+        if rule is not None and rule.seats is not None and seated is not None:
+            table, players = seated
             tokens = [
-                self.tokens.issue(self.gateway, ref.table, seat, ref.players[seat])[0]
+                self.tokens.issue(self.gateway, table, seat, players[seat])[0]
                 for seat in sorted(rule.seats(request))
-                if seat in ref.players  # nobody to speak for at an empty or malformed seat
+                if seat in players  # nobody to speak for at an empty or malformed seat
             ]
             md = [*(details.metadata or ()), *seat_metadata(tokens)]
             details = grpc.aio.ClientCallDetails(

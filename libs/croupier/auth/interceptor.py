@@ -299,6 +299,8 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             owners = self._owners(rule, table, ident)
             if owners is None:
                 return  # no such table: the handler says so (or opens it)
+            if rule.players is not None:
+                players = rule.players(request)
         else:
             assert rule.hand is not None
             hand_id = rule.hand(request)

@@ -5,15 +5,16 @@ RPC is closed until it is given a rule here. Health checks are open (probes carr
 credential); reflection needs any authenticated caller.
 
 * gateway methods: the ``gateway`` role, at a table the gateway opened or was granted;
-  a seat's actions and view (``PlaceBets``' seats, ``Act``, ``GetHandView(seat)``) also
-  need that seat's seat token;
+  a seat's actions and view (``PlaceBets``' seats and ``OpenHand``'s betting seats,
+  ``Act``, ``GetHandView(seat)``) also need that seat's seat token, naming the player
+  seated there;
 * settlement queries: ``auditor`` or ``operator``;
 * audit methods: ``auditor``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,9 @@ class Rule:
     table: Callable[[Any], str] | None = None
     hand: Callable[[Any], str] | None = None
     seats: Callable[[Any], Iterable[int]] | None = None
+    # for a table's rule: who the request itself seats where (the seat tokens must name
+    # them); a hand's rule reads the players from the hand
+    players: Callable[[Any], Mapping[int, str]] | None = None
     opens_table: bool = False
     rechecked: bool = False
 
@@ -56,6 +60,10 @@ def _bet_seats(r: Any) -> set[int]:
     return {int(b.seat) for b in r.bets}
 
 
+def _seated(r: Any) -> dict[int, str]:
+    return {int(s.seat): str(s.player_id) for s in r.seats}
+
+
 def _act_seat(r: Any) -> set[int]:
     return {int(r.seat)}
 
@@ -67,7 +75,9 @@ def _view_seat(r: Any) -> set[int]:
 RULES: dict[str, Rule] = {
     GATEWAY + "OpenTable": Rule(_GW, table=_table, opens_table=True),
     GATEWAY + "OpenShoe": Rule(_GW, table=_table, rechecked=True),
-    GATEWAY + "OpenHand": Rule(_GW, table=_table, rechecked=True),
+    GATEWAY + "OpenHand": Rule(
+        _GW, table=_table, seats=_bet_seats, players=_seated, rechecked=True
+    ),
     GATEWAY + "PlaceBets": Rule(_GW, hand=_hand, seats=_bet_seats, rechecked=True),
     GATEWAY + "Act": Rule(_GW, hand=_hand, seats=_act_seat, rechecked=True),
     GATEWAY + "ExpireTurn": Rule(_GW, hand=_hand, rechecked=True),

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from croupier.pb.croupier.v1 import envelope_pb2 as croupier_dot_v1_dot_envelope__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x63roupier/v1/gateway.proto\x12\x0b\x63roupier.v1\x1a\x1a\x63roupier/v1/envelope.proto\"^\n\x10OpenTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x13\n\x0b\x63lient_seed\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"\x86\x01\n\x11OpenTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x16\n\x0e\x63onfig_version\x18\x03 \x01(\t\x12\x0f\n\x07shoe_id\x18\x04 \x01(\t\x12\x12\n\ncommitment\x18\x05 \x01(\x0c\x12\x11\n\talgorithm\x18\x06 \x01(\t\"L\n\x0fOpenShoeRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x13\n\x0b\x63lient_seed\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"\x91\x01\n\x10OpenShoeResponse\x12\x0f\n\x07shoe_id\x18\x01 \x01(\t\x12\x12\n\ncommitment\x18\x02 \x01(\x0c\x12\x11\n\talgorithm\x18\x03 \x01(\t\x12\r\n\x05nonce\x18\x04 \x01(\x03\x12\x18\n\x10previous_shoe_id\x18\x05 \x01(\t\x12\x1c\n\x14previous_server_seed\x18\x06 \x01(\x0c\"A\n\tSeatEntry\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x13\n\x0bstack_minor\x18\x03 \x01(\x03\"s\n\x0fOpenHandRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12%\n\x05seats\x18\x02 \x03(\x0b\x32\x16.croupier.v1.SeatEntry\x12\x13\n\x0b\x63lient_seed\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"Y\n\x10OpenHandResponse\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07shoe_id\x18\x02 \x01(\t\x12\x0f\n\x07hand_no\x18\x03 \x01(\x05\x12\x12\n\ncommitment\x18\x04 \x01(\x0c\"7\n\x03\x42\x65t\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04spot\x18\x02 \x01(\t\x12\x14\n\x0c\x61mount_minor\x18\x03 \x01(\x03\"\x98\x01\n\x10PlaceBetsRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x1e\n\x04\x62\x65ts\x18\x02 \x03(\x0b\x32\x10.croupier.v1.Bet\x12\x13\n\x0b\x63lient_seed\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x0f \x01(\t\x12\x19\n\x0c\x65xpected_seq\x18\x10 \x01(\x03H\x00\x88\x01\x01\x42\x0f\n\r_expected_seq\"H\n\x11PlaceBetsResponse\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x10\n\x08\x61\x63\x63\x65pted\x18\x02 \x01(\x05\x12\x10\n\x08last_seq\x18\x03 \x01(\x03\"\x8e\x01\n\nActRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06\x61\x63tion\x18\x03 \x01(\t\x12\x11\n\targs_json\x18\x04 \x01(\t\x12\x12\n\nrequest_id\x18\x0f \x01(\t\x12\x19\n\x0c\x65xpected_seq\x18\x10 \x01(\x03H\x00\x88\x01\x01\x42\x0f\n\r_expected_seq\"U\n\x0b\x41\x63tResponse\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x10\n\x08last_seq\x18\x02 \x01(\x03\x12#\n\x04view\x18\x03 \x01(\x0b\x32\x15.croupier.v1.HandView\"d\n\x11\x45xpireTurnRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x0f \x01(\t\x12\x19\n\x0c\x65xpected_seq\x18\x10 \x01(\x03H\x00\x88\x01\x01\x42\x0f\n\r_expected_seq\"\x8d\x01\n\x12\x45xpireTurnResponse\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x10\n\x08last_seq\x18\x02 \x01(\x03\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x0e\n\x06\x61\x63tion\x18\x04 \x01(\t\x12\x11\n\targs_json\x18\x05 \x01(\t\x12#\n\x04view\x18\x06 \x01(\x0b\x32\x15.croupier.v1.HandView\"f\n\x13\x43loseBettingRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x0f \x01(\t\x12\x19\n\x0c\x65xpected_seq\x18\x10 \x01(\x03H\x00\x88\x01\x01\x42\x0f\n\r_expected_seq\";\n\x14\x43loseBettingResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.croupier.v1.HandView\"A\n\x12GetHandViewRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\":\n\x13GetHandViewResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.croupier.v1.HandView\"\xb1\x01\n\x08HandView\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x10\n\x08table_id\x18\x03 \x01(\t\x12\r\n\x05phase\x18\x04 \x01(\t\x12\"\n\x06\x65vents\x18\x05 \x03(\x0b\x32\x12.croupier.v1.Event\x12\x14\n\x0coutcome_json\x18\x06 \x01(\t\x12\x0f\n\x07settled\x18\x07 \x01(\x08\x12\x17\n\x0fsettlement_json\x18\x08 \x01(\t\"^\n\x18StreamTableEventsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x13\n\tafter_seq\x18\x02 \x01(\x03H\x00\x12\x12\n\x08\x66rom_now\x18\x03 \x01(\x08H\x00\x42\x07\n\x05start\"N\n\x19StreamTableEventsResponse\x12!\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x12.croupier.v1.Event\x12\x0e\n\x06\x63ursor\x18\x02 \x01(\x03\"9\n\x11\x43loseTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x0f \x01(\t\":\n\x12\x43loseTableResponse\x12\x0f\n\x07shoe_id\x18\x01 \x01(\t\x12\x13\n\x0bserver_seed\x18\x02 \x01(\x0c\"Y\n\x15IssueSeatTokenRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x11\n\tplayer_id\x18\x03 \x01(\t\x12\r\n\x05ttl_s\x18\x04 \x01(\x03\"=\n\x16IssueSeatTokenResponse\x12\r\n\x05token\x18\x01 \x01(\t\x12\x14\n\x0c\x65xpires_at_s\x18\x02 \x01(\x03\x32\xfa\x06\n\x0eGatewayService\x12J\n\tOpenTable\x12\x1d.croupier.v1.OpenTableRequest\x1a\x1e.croupier.v1.OpenTableResponse\x12G\n\x08OpenShoe\x12\x1c.croupier.v1.OpenShoeRequest\x1a\x1d.croupier.v1.OpenShoeResponse\x12G\n\x08OpenHand\x12\x1c.croupier.v1.OpenHandRequest\x1a\x1d.croupier.v1.OpenHandResponse\x12J\n\tPlaceBets\x12\x1d.croupier.v1.PlaceBetsRequest\x1a\x1e.croupier.v1.PlaceBetsResponse\x12\x38\n\x03\x41\x63t\x12\x17.croupier.v1.ActRequest\x1a\x18.croupier.v1.ActResponse\x12M\n\nExpireTurn\x12\x1e.croupier.v1.ExpireTurnRequest\x1a\x1f.croupier.v1.ExpireTurnResponse\x12S\n\x0c\x43loseBetting\x12 .croupier.v1.CloseBettingRequest\x1a!.croupier.v1.CloseBettingResponse\x12P\n\x0bGetHandView\x12\x1f.croupier.v1.GetHandViewRequest\x1a .croupier.v1.GetHandViewResponse\x12\x64\n\x11StreamTableEvents\x12%.croupier.v1.StreamTableEventsRequest\x1a&.croupier.v1.StreamTableEventsResponse0\x01\x12M\n\nCloseTable\x12\x1e.croupier.v1.CloseTableRequest\x1a\x1f.croupier.v1.CloseTableResponse\x12Y\n\x0eIssueSeatToken\x12\".croupier.v1.IssueSeatTokenRequest\x1a#.croupier.v1.IssueSeatTokenResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x63roupier/v1/gateway.proto\x12\x0b\x63roupier.v1\x1a\x1a\x63roupier/v1/envelope.proto\"^\n\x10OpenTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x13\n\x0b\x63lient_seed\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"\x86\x01\n\x11OpenTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x16\n\x0e\x63onfig_version\x18\x03 \x01(\t\x12\x0f\n\x07shoe_id\x18\x04 \x01(\t\x12\x12\n\ncommitment\x18\x05 \x01(\x0c\x12\x11\n\talgorithm\x18\x06 \x01(\t\"L\n\x0fOpenShoeRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x13\n\x0b\x63lient_seed\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"\x91\x01\n\x10OpenShoeResponse\x12\x0f\n\x07shoe_id\x18\x01 \x01(\t\x12\x12\n\ncommitment\x18\x02 \x01(\x0c\x12\x11\n\talgorithm\x18\x03 \x01(\t\x12\r\n\x05nonce\x18\x04 \x01(\x03\x12\x18\n\x10previous_shoe_id\x18\x05 \x01(\t\x12\x1c\n\x14previous_server_seed\x18\x06 \x01(\x0c\"A\n\tSeatEntry\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x13\n\x0bstack_minor\x18\x03 \x01(\x03\"\xaa\x01\n\x0fOpenHandRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12%\n\x05seats\x18\x02 \x03(\x0b\x32\x16.croupier.v1.SeatEntry\x12\x13\n\x0b\x63lient_seed\x18\x03 \x01(\t\x12\x1e\n\x04\x62\x65ts\x18\x04 \x03(\x0b\x32\x10.croupier.v1.Bet\x12\x15\n\rclose_betting\x18\x05 \x01(\x08\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"\xa2\x01\n\x10OpenHandResponse\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07shoe_id\x18\x02 \x01(\t\x12\x0f\n\x07hand_no\x18\x03 \x01(\x05\x12\x12\n\ncommitment\x18\x04 \x01(\x0c\x12\x10\n\x08\x61\x63\x63\x65pted\x18\x05 \x01(\x05\x12\x10\n\x08last_seq\x18\x06 \x01(\x03\x12#\n\x04view\x18\x07 \x01(\x0b\x32\x15.croupier.v1.HandView\"7\n\x03\x42\x65t\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04spot\x18\x02 \x01(\t\x12\x14\n\x0c\x61mount_minor\x18\x03 \x01(\x03\"\x98\x01\n\x10PlaceBetsRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x1e\n\x04\x62\x65ts\x18\x02 \x03(\x0b\x32\x10.croupier.v1.Bet\x12\x13\n\x0b\x63lient_seed\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x0f \x01(\t\x12\x19\n\x0c\x65xpected_seq\x18\x10 \x01(\x03H\x00\x88\x01\x01\x42\x0f\n\r_expected_seq\"H\n\x11PlaceBetsResponse\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x10\n\x08\x61\x63\x63\x65pted\x18\x02 \x01(\x05\x12\x10\n\x08last_seq\x18\x03 \x01(\x03\"\x8e\x01\n\nActRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06\x61\x63tion\x18\x03 \x01(\t\x12\x11\n\targs_json\x18\x04 \x01(\t\x12\x12\n\nrequest_id\x18\x0f \x01(\t\x12\x19\n\x0c\x65xpected_seq\x18\x10 \x01(\x03H\x00\x88\x01\x01\x42\x0f\n\r_expected_seq\"U\n\x0b\x41\x63tResponse\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x10\n\x08last_seq\x18\x02 \x01(\x03\x12#\n\x04view\x18\x03 \x01(\x0b\x32\x15.croupier.v1.HandView\"d\n\x11\x45xpireTurnRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x0f \x01(\t\x12\x19\n\x0c\x65xpected_seq\x18\x10 \x01(\x03H\x00\x88\x01\x01\x42\x0f\n\r_expected_seq\"\x8d\x01\n\x12\x45xpireTurnResponse\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x10\n\x08last_seq\x18\x02 \x01(\x03\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x0e\n\x06\x61\x63tion\x18\x04 \x01(\t\x12\x11\n\targs_json\x18\x05 \x01(\t\x12#\n\x04view\x18\x06 \x01(\x0b\x32\x15.croupier.v1.HandView\"f\n\x13\x43loseBettingRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x0f \x01(\t\x12\x19\n\x0c\x65xpected_seq\x18\x10 \x01(\x03H\x00\x88\x01\x01\x42\x0f\n\r_expected_seq\";\n\x14\x43loseBettingResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.croupier.v1.HandView\"A\n\x12GetHandViewRequest\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\":\n\x13GetHandViewResponse\x12#\n\x04view\x18\x01 \x01(\x0b\x32\x15.croupier.v1.HandView\"\xb1\x01\n\x08HandView\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x10\n\x08table_id\x18\x03 \x01(\t\x12\r\n\x05phase\x18\x04 \x01(\t\x12\"\n\x06\x65vents\x18\x05 \x03(\x0b\x32\x12.croupier.v1.Event\x12\x14\n\x0coutcome_json\x18\x06 \x01(\t\x12\x0f\n\x07settled\x18\x07 \x01(\x08\x12\x17\n\x0fsettlement_json\x18\x08 \x01(\t\"^\n\x18StreamTableEventsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x13\n\tafter_seq\x18\x02 \x01(\x03H\x00\x12\x12\n\x08\x66rom_now\x18\x03 \x01(\x08H\x00\x42\x07\n\x05start\"N\n\x19StreamTableEventsResponse\x12!\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x12.croupier.v1.Event\x12\x0e\n\x06\x63ursor\x18\x02 \x01(\x03\"9\n\x11\x43loseTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x0f \x01(\t\":\n\x12\x43loseTableResponse\x12\x0f\n\x07shoe_id\x18\x01 \x01(\t\x12\x13\n\x0bserver_seed\x18\x02 \x01(\x0c\"Y\n\x15IssueSeatTokenRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x11\n\tplayer_id\x18\x03 \x01(\t\x12\r\n\x05ttl_s\x18\x04 \x01(\x03\"=\n\x16IssueSeatTokenResponse\x12\r\n\x05token\x18\x01 \x01(\t\x12\x14\n\x0c\x65xpires_at_s\x18\x02 \x01(\x03\x32\xfa\x06\n\x0eGatewayService\x12J\n\tOpenTable\x12\x1d.croupier.v1.OpenTableRequest\x1a\x1e.croupier.v1.OpenTableResponse\x12G\n\x08OpenShoe\x12\x1c.croupier.v1.OpenShoeRequest\x1a\x1d.croupier.v1.OpenShoeResponse\x12G\n\x08OpenHand\x12\x1c.croupier.v1.OpenHandRequest\x1a\x1d.croupier.v1.OpenHandResponse\x12J\n\tPlaceBets\x12\x1d.croupier.v1.PlaceBetsRequest\x1a\x1e.croupier.v1.PlaceBetsResponse\x12\x38\n\x03\x41\x63t\x12\x17.croupier.v1.ActRequest\x1a\x18.croupier.v1.ActResponse\x12M\n\nExpireTurn\x12\x1e.croupier.v1.ExpireTurnRequest\x1a\x1f.croupier.v1.ExpireTurnResponse\x12S\n\x0c\x43loseBetting\x12 .croupier.v1.CloseBettingRequest\x1a!.croupier.v1.CloseBettingResponse\x12P\n\x0bGetHandView\x12\x1f.croupier.v1.GetHandViewRequest\x1a .croupier.v1.GetHandViewResponse\x12\x64\n\x11StreamTableEvents\x12%.croupier.v1.StreamTableEventsRequest\x1a&.croupier.v1.StreamTableEventsResponse0\x01\x12M\n\nCloseTable\x12\x1e.croupier.v1.CloseTableRequest\x1a\x1f.croupier.v1.CloseTableResponse\x12Y\n\x0eIssueSeatToken\x12\".croupier.v1.IssueSeatTokenRequest\x1a#.croupier.v1.IssueSeatTokenResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -42,46 +42,46 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_OPENSHOERESPONSE']._serialized_end=527
   _globals['_SEATENTRY']._serialized_start=529
   _globals['_SEATENTRY']._serialized_end=594
-  _globals['_OPENHANDREQUEST']._serialized_start=596
-  _globals['_OPENHANDREQUEST']._serialized_end=711
-  _globals['_OPENHANDRESPONSE']._serialized_start=713
-  _globals['_OPENHANDRESPONSE']._serialized_end=802
-  _globals['_BET']._serialized_start=804
-  _globals['_BET']._serialized_end=859
-  _globals['_PLACEBETSREQUEST']._serialized_start=862
-  _globals['_PLACEBETSREQUEST']._serialized_end=1014
-  _globals['_PLACEBETSRESPONSE']._serialized_start=1016
-  _globals['_PLACEBETSRESPONSE']._serialized_end=1088
-  _globals['_ACTREQUEST']._serialized_start=1091
-  _globals['_ACTREQUEST']._serialized_end=1233
-  _globals['_ACTRESPONSE']._serialized_start=1235
-  _globals['_ACTRESPONSE']._serialized_end=1320
-  _globals['_EXPIRETURNREQUEST']._serialized_start=1322
-  _globals['_EXPIRETURNREQUEST']._serialized_end=1422
-  _globals['_EXPIRETURNRESPONSE']._serialized_start=1425
-  _globals['_EXPIRETURNRESPONSE']._serialized_end=1566
-  _globals['_CLOSEBETTINGREQUEST']._serialized_start=1568
-  _globals['_CLOSEBETTINGREQUEST']._serialized_end=1670
-  _globals['_CLOSEBETTINGRESPONSE']._serialized_start=1672
-  _globals['_CLOSEBETTINGRESPONSE']._serialized_end=1731
-  _globals['_GETHANDVIEWREQUEST']._serialized_start=1733
-  _globals['_GETHANDVIEWREQUEST']._serialized_end=1798
-  _globals['_GETHANDVIEWRESPONSE']._serialized_start=1800
-  _globals['_GETHANDVIEWRESPONSE']._serialized_end=1858
-  _globals['_HANDVIEW']._serialized_start=1861
-  _globals['_HANDVIEW']._serialized_end=2038
-  _globals['_STREAMTABLEEVENTSREQUEST']._serialized_start=2040
-  _globals['_STREAMTABLEEVENTSREQUEST']._serialized_end=2134
-  _globals['_STREAMTABLEEVENTSRESPONSE']._serialized_start=2136
-  _globals['_STREAMTABLEEVENTSRESPONSE']._serialized_end=2214
-  _globals['_CLOSETABLEREQUEST']._serialized_start=2216
-  _globals['_CLOSETABLEREQUEST']._serialized_end=2273
-  _globals['_CLOSETABLERESPONSE']._serialized_start=2275
-  _globals['_CLOSETABLERESPONSE']._serialized_end=2333
-  _globals['_ISSUESEATTOKENREQUEST']._serialized_start=2335
-  _globals['_ISSUESEATTOKENREQUEST']._serialized_end=2424
-  _globals['_ISSUESEATTOKENRESPONSE']._serialized_start=2426
-  _globals['_ISSUESEATTOKENRESPONSE']._serialized_end=2487
-  _globals['_GATEWAYSERVICE']._serialized_start=2490
-  _globals['_GATEWAYSERVICE']._serialized_end=3380
+  _globals['_OPENHANDREQUEST']._serialized_start=597
+  _globals['_OPENHANDREQUEST']._serialized_end=767
+  _globals['_OPENHANDRESPONSE']._serialized_start=770
+  _globals['_OPENHANDRESPONSE']._serialized_end=932
+  _globals['_BET']._serialized_start=934
+  _globals['_BET']._serialized_end=989
+  _globals['_PLACEBETSREQUEST']._serialized_start=992
+  _globals['_PLACEBETSREQUEST']._serialized_end=1144
+  _globals['_PLACEBETSRESPONSE']._serialized_start=1146
+  _globals['_PLACEBETSRESPONSE']._serialized_end=1218
+  _globals['_ACTREQUEST']._serialized_start=1221
+  _globals['_ACTREQUEST']._serialized_end=1363
+  _globals['_ACTRESPONSE']._serialized_start=1365
+  _globals['_ACTRESPONSE']._serialized_end=1450
+  _globals['_EXPIRETURNREQUEST']._serialized_start=1452
+  _globals['_EXPIRETURNREQUEST']._serialized_end=1552
+  _globals['_EXPIRETURNRESPONSE']._serialized_start=1555
+  _globals['_EXPIRETURNRESPONSE']._serialized_end=1696
+  _globals['_CLOSEBETTINGREQUEST']._serialized_start=1698
+  _globals['_CLOSEBETTINGREQUEST']._serialized_end=1800
+  _globals['_CLOSEBETTINGRESPONSE']._serialized_start=1802
+  _globals['_CLOSEBETTINGRESPONSE']._serialized_end=1861
+  _globals['_GETHANDVIEWREQUEST']._serialized_start=1863
+  _globals['_GETHANDVIEWREQUEST']._serialized_end=1928
+  _globals['_GETHANDVIEWRESPONSE']._serialized_start=1930
+  _globals['_GETHANDVIEWRESPONSE']._serialized_end=1988
+  _globals['_HANDVIEW']._serialized_start=1991
+  _globals['_HANDVIEW']._serialized_end=2168
+  _globals['_STREAMTABLEEVENTSREQUEST']._serialized_start=2170
+  _globals['_STREAMTABLEEVENTSREQUEST']._serialized_end=2264
+  _globals['_STREAMTABLEEVENTSRESPONSE']._serialized_start=2266
+  _globals['_STREAMTABLEEVENTSRESPONSE']._serialized_end=2344
+  _globals['_CLOSETABLEREQUEST']._serialized_start=2346
+  _globals['_CLOSETABLEREQUEST']._serialized_end=2403
+  _globals['_CLOSETABLERESPONSE']._serialized_start=2405
+  _globals['_CLOSETABLERESPONSE']._serialized_end=2463
+  _globals['_ISSUESEATTOKENREQUEST']._serialized_start=2465
+  _globals['_ISSUESEATTOKENREQUEST']._serialized_end=2554
+  _globals['_ISSUESEATTOKENRESPONSE']._serialized_start=2556
+  _globals['_ISSUESEATTOKENRESPONSE']._serialized_end=2617
+  _globals['_GATEWAYSERVICE']._serialized_start=2620
+  _globals['_GATEWAYSERVICE']._serialized_end=3510
 # @@protoc_insertion_point(module_scope)

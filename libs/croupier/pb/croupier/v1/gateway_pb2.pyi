@@ -72,28 +72,38 @@ class SeatEntry(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., stack_minor: _Optional[int] = ...) -> None: ...
 
 class OpenHandRequest(_message.Message):
-    __slots__ = ("table_id", "seats", "client_seed", "request_id")
+    __slots__ = ("table_id", "seats", "client_seed", "bets", "close_betting", "request_id")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     CLIENT_SEED_FIELD_NUMBER: _ClassVar[int]
+    BETS_FIELD_NUMBER: _ClassVar[int]
+    CLOSE_BETTING_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     seats: _containers.RepeatedCompositeFieldContainer[SeatEntry]
     client_seed: str
+    bets: _containers.RepeatedCompositeFieldContainer[Bet]
+    close_betting: bool
     request_id: str
-    def __init__(self, table_id: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatEntry, _Mapping]]] = ..., client_seed: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, table_id: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatEntry, _Mapping]]] = ..., client_seed: _Optional[str] = ..., bets: _Optional[_Iterable[_Union[Bet, _Mapping]]] = ..., close_betting: _Optional[bool] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class OpenHandResponse(_message.Message):
-    __slots__ = ("hand_id", "shoe_id", "hand_no", "commitment")
+    __slots__ = ("hand_id", "shoe_id", "hand_no", "commitment", "accepted", "last_seq", "view")
     HAND_ID_FIELD_NUMBER: _ClassVar[int]
     SHOE_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_NO_FIELD_NUMBER: _ClassVar[int]
     COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    ACCEPTED_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
     hand_id: str
     shoe_id: str
     hand_no: int
     commitment: bytes
-    def __init__(self, hand_id: _Optional[str] = ..., shoe_id: _Optional[str] = ..., hand_no: _Optional[int] = ..., commitment: _Optional[bytes] = ...) -> None: ...
+    accepted: int
+    last_seq: int
+    view: HandView
+    def __init__(self, hand_id: _Optional[str] = ..., shoe_id: _Optional[str] = ..., hand_no: _Optional[int] = ..., commitment: _Optional[bytes] = ..., accepted: _Optional[int] = ..., last_seq: _Optional[int] = ..., view: _Optional[_Union[HandView, _Mapping]] = ...) -> None: ...
 
 class Bet(_message.Message):
     __slots__ = ("seat", "spot", "amount_minor")

@@ -226,7 +226,9 @@ class GatewayServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def OpenHand(self, request, context):
-        """Opens a hand at a table with the seated players.
+        """Opens a hand at a table with the seated players; optionally places its bets and
+        closes its betting in the same call (one commit, all or nothing), so a coup without
+        player decisions takes one call instead of three.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
