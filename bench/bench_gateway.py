@@ -3,19 +3,23 @@ CloseBetting, each with a request id; with ``--one-call``, one OpenHand carrying
 coup's bets and ``close_betting``) played at N tables at once over real gRPC.
 
     .venv/bin/python bench/bench_gateway.py [--tables 1,16,64] [--seconds 10]
-        [--database-url URL] [--insecure] [--one-call]
+        [--database-url URL] [--insecure] [--one-call] [--rate HANDS_PER_S]
 
 For each N, a dealer process is started (this script with ``--serve``): the dealer's
 :class:`GatewayServicer` behind the authentication interceptor as production serves it
-(TLS with client certificates, identity tokens, table grants, seat tokens; ``--insecure``:
-a bare server, no interceptor), over a fresh store (a temporary SQLite file, or
-``--database-url``, e.g. PostgreSQL, shared by the runs) and no bus (closed hands go to
-the outbox; nothing publishes them). This process is the gateway: N tables, each
-playing coups back to back for ``--seconds`` after one warm-up coup per table. Printed
-per N: hands/s, p50/p99 of each RPC as the gateway sees it, CPU µs per hand of the
-dealer process (all its threads, from /proc) and of this client process, the calls
-stored per transaction, and the seals stored per hand (each is one signature check for
-every consumer of the hand and for the audit).
+(TLS with client certificates, identity tokens, table grants, seat tokens;
+``--insecure``: a bare server, no interceptor), over a fresh store (a temporary SQLite
+file, or on the PostgreSQL server of ``--database-url`` a schema of the run's own,
+dropped after it) and no bus (closed hands go to the outbox; nothing publishes them).
+This process is the gateway: N tables, each playing coups for ``--seconds`` after one
+warm-up coup per table: back to back, or with ``--rate`` as an open load (each table's
+coups paced to give that many hands/s in all; a coup that starts late counts from when
+it was due). Back to back, an RPC's latency is mostly its wait behind the other tables'
+calls (N calls always in flight). Printed per N: hands/s, p50/p99 of a coup and of each
+RPC as the gateway sees it, CPU µs per hand of the dealer process (all its threads, from
+/proc) and of this client process, the calls stored per transaction, and the seals
+stored per hand (each is one signature check for every consumer of the hand and for the
+audit).
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ import sqlalchemy as sa
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cpu import cpu_seconds
+from scratch import own_schema
 
 from croupier.auth import AuthDir, Role, SeatTokens, init_dev
 from croupier.auth.material import DEV_SUBJECTS
@@ -130,7 +135,10 @@ class Run:
     hands: int = 0
     dealer_cpu_s: float = 0.0
     client_cpu_s: float = 0.0
-    latency_ms: dict[str, list[float]] = field(default_factory=lambda: {r: [] for r in RPCS})
+    latency_ms: dict[str, list[float]] = field(
+        default_factory=lambda: {r: [] for r in (*RPCS, "coup")}
+    )
+    rate: float = 0.0  # offered hands/s (0: every table plays back to back)
     stats: dict[str, int] = field(default_factory=dict)
     seals_per_hand: float = 0.0  # seals stored per hand stored (each one signature check)
 
@@ -144,7 +152,14 @@ def pct(xs: list[float], q: float) -> float:
 
 
 async def drive(
-    work: Path, port: int, n: int, seconds: float, insecure: bool, pid: int, one_call: bool
+    work: Path,
+    port: int,
+    n: int,
+    seconds: float,
+    insecure: bool,
+    pid: int,
+    one_call: bool,
+    rate: float = 0.0,
 ) -> Run:
     auth = AuthDir(work / "auth")
     target = f"127.0.0.1:{port}"
@@ -156,9 +171,9 @@ async def drive(
     gw = gateway_pb2_grpc.GatewayServiceStub(channel)
     tokens = SeatTokens(auth.seat_key.read_bytes())
     gateway = DEV_SUBJECTS[Role.GATEWAY]
-    run = Run(n)
+    run = Run(n, rate=rate)
     measuring = False
-    deadline = 0.0
+    deadline = started = 0.0
 
     def rid() -> str:
         return uuid.uuid4().hex
@@ -184,8 +199,16 @@ async def drive(
         md = seat_metadata([tokens.issue(gateway, t, 1, f"{t}_p1")[0]])
         bets = [gateway_pb2.Bet(seat=1, spot="banker", amount_minor=BET)]
         first = True
+        due = 0.0  # paced (--rate): when this table's next coup is due
         while first or time.perf_counter() < deadline:
             counted = measuring
+            if due:
+                if (wait := due - time.perf_counter()) > 0:
+                    await asyncio.sleep(wait)
+                t_coup = due  # a late start counts in the coup's time (no omission)
+                due += n / rate
+            else:
+                t_coup = time.perf_counter()
             if one_call:
                 await call(
                     "OpenHand",
@@ -199,10 +222,13 @@ async def drive(
                 await three_calls(t, seats, bets, md)
             if counted and measuring:
                 run.hands += 1
+                run.latency_ms["coup"].append((time.perf_counter() - t_coup) * 1e3)
             if first:
                 first = False
                 warmed.set()
                 await go.wait()
+                if rate:  # the tables' coups spread evenly over each interval
+                    due = started + i / rate
 
     async def three_calls(t: str, seats: Any, bets: Any, md: Any) -> None:
         h = await call(
@@ -232,7 +258,7 @@ async def drive(
             if t.done():
                 t.result()  # a table failed: say why
         cpu0, own0 = cpu_seconds(pid), time.process_time()
-        t0 = time.perf_counter()
+        t0 = started = time.perf_counter()
         deadline = t0 + seconds
         measuring = True
         go.set()
@@ -246,12 +272,16 @@ async def drive(
     return run
 
 
-def one(n: int, seconds: float, url: str | None, insecure: bool, one_call: bool) -> Run:
-    with tempfile.TemporaryDirectory(prefix="bench-gw-") as d:
+def one(
+    n: int, seconds: float, url: str | None, insecure: bool, one_call: bool, rate: float
+) -> Run:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-gw-") as d,
+        own_schema(url or f"sqlite:///{Path(d) / 'bench.sqlite'}") as db,
+    ):
         work = Path(d)
         init_dev(work / "auth")
         init_keys(work / "keys")
-        db = url or f"sqlite:///{work / 'bench.sqlite'}"
         cmd = [sys.executable, __file__, "--serve", str(work), "--database-url", db]
         proc = subprocess.Popen([*cmd, *(["--insecure"] if insecure else [])])
         try:
@@ -260,7 +290,7 @@ def one(n: int, seconds: float, url: str | None, insecure: bool, one_call: bool)
                     raise SystemExit(f"the dealer process exited with {proc.returncode}")
                 time.sleep(0.05)
             port = int((work / "port").read_text())
-            run = asyncio.run(drive(work, port, n, seconds, insecure, proc.pid, one_call))
+            run = asyncio.run(drive(work, port, n, seconds, insecure, proc.pid, one_call, rate))
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait(30)
@@ -286,8 +316,8 @@ def seals_per_hand(url: str) -> float:
 
 
 def report(runs: list[Run]) -> None:
-    head = "| tables | hands/s |"
-    rule = "|---:|---:|"
+    head = "| tables | offered hands/s | hands/s | coup p50 / p99 ms |"
+    rule = "|---:|---:|---:|---:|"
     for r in RPCS:
         head += f" {r} p50 / p99 ms |"
         rule += "---:|"
@@ -297,7 +327,9 @@ def report(runs: list[Run]) -> None:
     print(head)
     print(rule)
     for run in runs:
-        row = f"| {run.tables} | {run.hands / run.seconds:,.0f} |"
+        coup = run.latency_ms["coup"]
+        row = f"| {run.tables} | {f'{run.rate:,.0f}' if run.rate else 'all'} |"
+        row += f" {run.hands / run.seconds:,.0f} | {pct(coup, 50):.1f} / {pct(coup, 99):.1f} |"
         for r in RPCS:
             xs = run.latency_ms[r]
             row += f" {pct(xs, 50):.1f} / {pct(xs, 99):.1f} |" if xs else " – |"
@@ -320,6 +352,13 @@ def main() -> None:
         action="store_true",
         help="each coup is one OpenHand with its bets and close_betting",
     )
+    ap.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="offered load: hands/s over all tables, each table's coups paced (a coup "
+        "started late counts from when it was due); default: back to back",
+    )
     ap.add_argument("--serve", metavar="DIR", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.serve:
@@ -335,7 +374,7 @@ def main() -> None:
         return
     runs = []
     for n in (int(x) for x in a.tables.split(",")):
-        run = one(n, a.seconds, a.database_url, a.insecure, a.one_call)
+        run = one(n, a.seconds, a.database_url, a.insecure, a.one_call, a.rate)
         print(
             f"{n} tables: {run.hands} hands in {run.seconds:.1f} s, load average "
             f"{os.getloadavg()[0]:.1f}",

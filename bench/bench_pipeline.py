@@ -42,6 +42,7 @@ from typing import Any
 from cpu import cpu_seconds, postgres_cpu_seconds, rss_kib
 from floor import measure
 from prefill import PREFIX, prefill
+from scratch import own_schema
 
 from croupier.auth import init_dev
 from croupier.bus.embedded import EmbeddedNats, free_port
@@ -418,8 +419,10 @@ def main() -> None:
         from memwatch import watch_in_thread
 
         watch_in_thread(str(Path(args.memlog) / "dealer.log"))
-    with tempfile.TemporaryDirectory(prefix="croupier-bench-") as d:
-        db_url = args.database_url or f"sqlite:///{d}/bench.sqlite"
+    with (
+        tempfile.TemporaryDirectory(prefix="croupier-bench-") as d,
+        own_schema(args.database_url or f"sqlite:///{d}/bench.sqlite") as db_url,
+    ):
         nats = None if args.nats_url else EmbeddedNats().start()
         try:
             url = args.nats_url or nats.url  # type: ignore[union-attr]
