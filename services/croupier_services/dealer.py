@@ -1253,7 +1253,16 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         self, request: gateway_pb2.OpenHandRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.OpenHandResponse:
         limits.table_id(request.table_id)
-        limits.client_seed(request.client_seed)
+        if request.client_seed:
+            # a seed given before the hand's commitment would be a seed the server could
+            # choose its own against; the player's seed goes in PlaceBets, after it
+            raise FieldRejected(
+                "OpenHand takes no client seed: give the player's own seed with PlaceBets "
+                "(client_seed) after this call's commitment, for games that commit a fresh "
+                "seed every hand; a shoe's client seed goes with OpenTable or OpenShoe",
+                reason="client_seed_too_early",
+                field="client_seed",
+            )
         rows = limits.seats(
             [limits.SeatIn(s.seat, s.player_id, s.stack_minor) for s in request.seats]
         )
