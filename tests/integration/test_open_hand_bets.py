@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import uuid
+from typing import Any
 
 import grpc
 import pytest
@@ -183,3 +184,34 @@ async def test_a_refused_bet_writes_nothing_not_even_the_hand(
         gateway_pb2.OpenHandRequest(table_id=table, seats=seats, request_id=f"r2-{table}")
     )
     assert h.hand_id == f"{table}_h1" and h.hand_no == 1
+
+
+async def test_a_failure_after_the_opening_rebuilds_the_table_from_the_log(
+    idle_cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dealer checks the bets and the close before it opens the hand; should the
+    dealing after the close still fail (a fault, not a refusal), the table held in
+    memory is rebuilt from what the store holds: nothing was written, and the next
+    call opens the same hand as if the failed one had never been made."""
+    c = idle_cluster
+    table = await c.open_table("obf")
+    seats = seat_entries(table, 2)
+    req = gateway_pb2.OpenHandRequest(
+        table_id=table, seats=seats, bets=_bets([(1, "banker", 10_000)]), close_betting=True
+    )
+    before = written(c)
+    real = c.core.dealer.close_betting
+
+    def broken(hand_id: str) -> Any:
+        raise RuntimeError("the shoe fell off the table")
+
+    monkeypatch.setattr(c.core.dealer, "close_betting", broken)
+    with pytest.raises(grpc.aio.AioRpcError) as e:
+        await c.gw.OpenHand(req)
+    assert e.value.code() == grpc.StatusCode.INTERNAL
+    assert written(c) == before
+    t = c.core.dealer.table(table)
+    assert t.hand is None and t.hand_count == 0
+    monkeypatch.setattr(c.core.dealer, "close_betting", real)
+    h = await c.gw.OpenHand(req)
+    assert (h.hand_id, h.hand_no, h.view.phase) == (f"{table}_h1", 1, "closed")
