@@ -31,6 +31,24 @@ def _bets(bets: list[tuple[int, str, int]]) -> list[gateway_pb2.Bet]:
     return [gateway_pb2.Bet(seat=s, spot=sp, amount_minor=a) for s, sp, a in bets]
 
 
+def coup_request(
+    table: str,
+    seats: list[gateway_pb2.SeatEntry],
+    bets: list[tuple[int, str, int]],
+    *,
+    close: bool = True,
+    request_id: str = "",
+) -> gateway_pb2.OpenHandRequest:
+    """An opening carrying its bets (and, with ``close``, the close of betting)."""
+    return gateway_pb2.OpenHandRequest(
+        table_id=table,
+        seats=seats,
+        bets=_bets(bets),
+        close_betting=close,
+        request_id=request_id,
+    )
+
+
 def written(c: Cluster) -> tuple[int, int, int]:
     return c.store.count_events(), c.store.count_requests(), len(c.store.list_streams(limit=10**5))
 
@@ -44,24 +62,20 @@ async def test_a_coup_in_one_call_settles_once_and_audits(cluster: Cluster) -> N
     hands: list[str] = []
     staked = 0
     settled_before = metric("croupier_hands_settled_total", variant=VARIANT)
+    bets_before = metric("croupier_bets_minor_total", variant=VARIANT)
+
+    def coup(n: int, bets: list[tuple[int, str, int]]) -> Any:
+        return c.gw.OpenHand(coup_request(table, seats, bets, request_id=f"one-{table}-{n}"))
+
     for n in range(1, HANDS + 1):
         bets = bets_for(VARIANT, rng, list(range(1, PLAYERS + 1)), n, STACK)
         staked += sum(a for _, _, a in bets)
-        call = c.gw.OpenHand(
-            gateway_pb2.OpenHandRequest(
-                table_id=table,
-                seats=seats,
-                bets=_bets(bets),
-                close_betting=True,
-                request_id=f"one-{table}-{n}",
-            )
-        )
+        call = coup(n, bets)
         h = await call
         assert (h.hand_id, h.hand_no, h.accepted) == (f"{table}_h{n}", n, len(bets))
         assert h.view.phase == "closed"
         # the dealer's and gateway's events (the rules' outcome may follow already)
-        events = [e for e in c.store.read_stream(h.hand_id) if e.producer != "rules"]
-        events = [e for e in events if e.producer != "settlement"]
+        events = [e for e in c.store.read_stream(h.hand_id) if e.producer in ("dealer", "gateway")]
         assert h.last_seq == events[-1].seq
         types = [e.type for e in events]
         assert types[0] == g.HAND_OPENED and types.count(g.BET_PLACED) == len(bets)
@@ -75,15 +89,7 @@ async def test_a_coup_in_one_call_settles_once_and_audits(cluster: Cluster) -> N
     # a retry of the last call: its stored response, nothing written (the
     # pipeline is idle once every hand is settled)
     before = written(c)
-    again = c.gw.OpenHand(
-        gateway_pb2.OpenHandRequest(
-            table_id=table,
-            seats=seats,
-            bets=_bets(bets),
-            close_betting=True,
-            request_id=f"one-{table}-{HANDS}",
-        )
-    )
+    again = coup(HANDS, bets)
     assert (await again).hand_id == hands[-1]
     assert ("croupier-replayed", "true") in tuple(await again.trailing_metadata())
     assert written(c) == before
@@ -96,6 +102,7 @@ async def test_a_coup_in_one_call_settles_once_and_audits(cluster: Cluster) -> N
         assert sum(d.amount_minor for d in s.settlement.deltas) == 0
     assert sum(c.store.balances().values()) == 0
     assert metric("croupier_hands_settled_total", variant=VARIANT) - settled_before == HANDS
+    assert metric("croupier_bets_minor_total", variant=VARIANT) - bets_before == staked
     await c.gw.CloseTable(gateway_pb2.CloseTableRequest(table_id=table))
     auditor = c.auditor()
     for hid in hands:
@@ -112,8 +119,7 @@ async def test_bets_with_the_opening_need_the_seated_players_tokens(
         gateway_pb2.OpenTableRequest(table_id=table, variant=VARIANT, client_seed="s")
     )
     seats = seat_entries(table, 2)
-    bets = _bets([(1, "banker", 10_000), (2, "player", 20_000)])
-    req = gateway_pb2.OpenHandRequest(table_id=table, seats=seats, bets=bets, close_betting=True)
+    req = coup_request(table, seats, [(1, "banker", 10_000), (2, "player", 20_000)])
     async with client_channel(f"127.0.0.1:{c.port}", c.auth.root, Role.GATEWAY) as ch:
         gw = gateway_pb2_grpc.GatewayServiceStub(ch)
         tok = {
@@ -166,15 +172,7 @@ async def test_a_refused_bet_writes_nothing_not_even_the_hand(
     seats = seat_entries(table, 2)
     before = written(c)
     with pytest.raises(grpc.aio.AioRpcError) as e:
-        await c.gw.OpenHand(
-            gateway_pb2.OpenHandRequest(
-                table_id=table,
-                seats=seats,
-                bets=_bets(bets),
-                close_betting=close,
-                request_id=f"r-{table}",
-            )
-        )
+        await c.gw.OpenHand(coup_request(table, seats, bets, close=close, request_id=f"r-{table}"))
     info = error_info(e.value)
     assert (e.value.code(), info.reason if info else None) == (code, reason), e.value.details()
     assert written(c) == before
@@ -196,9 +194,7 @@ async def test_a_failure_after_the_opening_rebuilds_the_table_from_the_log(
     c = idle_cluster
     table = await c.open_table("obf")
     seats = seat_entries(table, 2)
-    req = gateway_pb2.OpenHandRequest(
-        table_id=table, seats=seats, bets=_bets([(1, "banker", 10_000)]), close_betting=True
-    )
+    req = coup_request(table, seats, [(1, "banker", 10_000)])
     before = written(c)
     real = c.core.dealer.close_betting
 
