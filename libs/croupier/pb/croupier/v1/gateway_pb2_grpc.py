@@ -293,8 +293,8 @@ class GatewayServiceServicer:
 
     def IssueSeatToken(self, request, context):
         """A seat token for one player at one seat of a table this gateway opened: Act,
-        PlaceBets for that seat and GetHandView(seat) need it (metadata
-        x-croupier-seat-token). Only the dealer can check it.
+        PlaceBets (or OpenHand's bets) for that seat and GetHandView(seat) need it
+        (metadata x-croupier-seat-token). Only the dealer can check it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
