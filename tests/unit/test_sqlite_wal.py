@@ -66,3 +66,14 @@ def test_a_lock_that_outlasts_the_busy_timeout_is_raised(monkeypatch: pytest.Mon
     with pytest.raises(sqlite3.OperationalError, match="locked"):
         db._enter_wal(cursor)
     assert cursor.calls > 1
+
+
+def test_every_connection_gets_the_bounded_page_cache(tmp_path: Path) -> None:
+    """The page cache is bounded per connection (its pages are held in the process's
+    memory as the store grows), on every connection of the pool."""
+    engine = db.create_engine(f"sqlite:///{tmp_path / 'c.sqlite'}")
+    with engine.connect() as a, engine.connect() as b:
+        for c in (a, b):
+            assert c.exec_driver_sql("PRAGMA cache_size").scalar() == -db.SQLITE_CACHE_KIB
+    assert db.SQLITE_CACHE_KIB <= 8192
+    engine.dispose()
