@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -1007,6 +1007,13 @@ def prune_requests_once(store: EventStore, before_ms: int, batch: int = 10_000) 
     return total
 
 
+def _bets_of(bets: Iterable[gateway_pb2.Bet]) -> list[dict[str, Any]]:
+    """A request's bets, within the edge limits, as the dealer takes them (PlaceBets and
+    OpenHand's bets)."""
+    rows = limits.bets([limits.BetIn(b.seat, b.spot, b.amount_minor) for b in bets])
+    return [{"seat": b.seat, "spot": b.spot, "amount": b.amount} for b in rows]
+
+
 def _body(request: Message) -> bytes:
     """The request as it is compared across retries: every field but ``request_id``."""
     m = type(request)()
@@ -1267,8 +1274,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             [limits.SeatIn(s.seat, s.player_id, s.stack_minor) for s in request.seats]
         )
         seats = [{"seat": r.seat, "player": r.player, "stack": r.stack} for r in rows]
-        bet_rows = limits.bets([limits.BetIn(b.seat, b.spot, b.amount_minor) for b in request.bets])
-        bets = [{"seat": b.seat, "spot": b.spot, "amount": b.amount} for b in bet_rows]
+        bets = _bets_of(request.bets)
         close = request.close_betting
 
         def apply() -> tuple[str, Batch, gateway_pb2.OpenHandResponse]:
@@ -1316,8 +1322,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         self, request: gateway_pb2.PlaceBetsRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.PlaceBetsResponse:
         limits.hand_id(request.hand_id)
-        rows = limits.bets([limits.BetIn(b.seat, b.spot, b.amount_minor) for b in request.bets])
-        bets = [{"seat": b.seat, "spot": b.spot, "amount": b.amount} for b in rows]
+        bets = _bets_of(request.bets)
 
         def apply() -> tuple[str, Batch, gateway_pb2.PlaceBetsResponse]:
             h = self.dealer.hand(request.hand_id)
