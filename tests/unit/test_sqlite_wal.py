@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from sqlalchemy import exc as sa_exc
 
 from croupier.store import db
 
@@ -76,4 +77,143 @@ def test_every_connection_gets_the_bounded_page_cache(tmp_path: Path) -> None:
         for c in (a, b):
             assert c.exec_driver_sql("PRAGMA cache_size").scalar() == -db.SQLITE_CACHE_KIB
     assert db.SQLITE_CACHE_KIB <= 8192
+    engine.dispose()
+
+
+# --- the write lock: BEGIN IMMEDIATE in short pauses, not SQLite's busy-handler ladder
+
+
+def _busy_timeout(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA busy_timeout").fetchone()[0])
+
+
+def _wal_pair(tmp_path: Path) -> tuple[sqlite3.Connection, sqlite3.Connection]:
+    path = tmp_path / "w.sqlite"
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("PRAGMA journal_mode=WAL")
+    holder.execute("CREATE TABLE t (x INTEGER)")
+    writer = sqlite3.connect(path, isolation_level=None, timeout=db.BUSY_TIMEOUT_MS / 1000)
+    return holder, writer
+
+
+def test_a_writer_takes_the_lock_once_the_holder_lets_go(tmp_path: Path) -> None:
+    holder, writer = _wal_pair(tmp_path)
+    holder.execute("BEGIN IMMEDIATE")
+    release = threading.Timer(0.2, lambda: holder.execute("COMMIT"))
+    release.start()
+    started = time.monotonic()
+    db.begin_immediate(writer)
+    waited = time.monotonic() - started
+    release.join()
+    assert waited >= 0.15  # it waited for the holder
+    assert writer.in_transaction
+    writer.execute("INSERT INTO t VALUES (1)")  # it holds the write lock now
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        holder.execute("BEGIN IMMEDIATE")  # (the holder's busy timeout is 5 s)
+    writer.execute("COMMIT")
+    assert _busy_timeout(writer) == db.BUSY_TIMEOUT_MS  # the busy timeout is back
+    holder.close()
+    writer.close()
+
+
+def test_a_lock_held_past_the_timeout_is_raised_and_the_busy_timeout_restored(
+    tmp_path: Path,
+) -> None:
+    holder, writer = _wal_pair(tmp_path)
+    holder.execute("PRAGMA busy_timeout=0")
+    holder.execute("BEGIN IMMEDIATE")
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        db.begin_immediate(writer, timeout_ms=50)
+    assert not writer.in_transaction
+    assert _busy_timeout(writer) == db.BUSY_TIMEOUT_MS
+    holder.execute("ROLLBACK")
+    holder.close()
+    writer.close()
+
+
+class _Busy:
+    """A DB-API connection whose ``BEGIN IMMEDIATE`` finds the lock taken ``busy`` times;
+    records every statement."""
+
+    def __init__(self, busy: int, error: str = "database is locked") -> None:
+        self.busy = busy
+        self.error = error
+        self.statements: list[str] = []
+
+    def cursor(self) -> _Busy:
+        return self
+
+    def close(self) -> None:
+        self.statements.append("close")
+
+    def execute(self, sql: str) -> None:
+        self.statements.append(sql)
+        if sql == "BEGIN IMMEDIATE" and self.busy:
+            self.busy -= 1
+            err = sqlite3.OperationalError(self.error)
+            err.sqlite_errorcode = sqlite3.SQLITE_BUSY if "locked" in self.error else 1  # type: ignore[attr-defined]
+            raise err
+
+
+def test_the_pauses_start_at_100_us_and_double_to_2_ms(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQLite's own handler would sleep 1, 2, 5, 10, 15… ms: 18 ms before a fifth try."""
+    pauses: list[float] = []
+    monkeypatch.setattr(db.time, "sleep", pauses.append)
+    conn = _Busy(busy=7)
+    db.begin_immediate(conn)
+    assert pauses == pytest.approx([0.0001, 0.0002, 0.0004, 0.0008, 0.0016, 0.002, 0.002])
+    assert conn.statements == [
+        "PRAGMA busy_timeout=0",
+        *["BEGIN IMMEDIATE"] * 8,
+        f"PRAGMA busy_timeout={db.BUSY_TIMEOUT_MS}",
+        "close",
+    ]
+
+
+def test_an_error_other_than_busy_is_raised_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    pauses: list[float] = []
+    monkeypatch.setattr(db.time, "sleep", pauses.append)
+    conn = _Busy(busy=1, error="disk I/O error")
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
+        db.begin_immediate(conn)
+    assert pauses == []
+    assert conn.statements[-2:] == [f"PRAGMA busy_timeout={db.BUSY_TIMEOUT_MS}", "close"]
+
+
+def test_the_engine_begins_its_write_transactions_this_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = db.create_engine(f"sqlite:///{tmp_path / 'e.sqlite'}")
+    calls: list[object] = []
+    real = db.begin_immediate
+    monkeypatch.setattr(db, "begin_immediate", lambda c: (calls.append(c), real(c))[1])
+    with db.write_connection(engine) as conn:
+        conn.exec_driver_sql("CREATE TABLE t (x INTEGER)")
+    with db.read_connection(engine) as conn:
+        conn.exec_driver_sql("SELECT count(*) FROM t").scalar()
+    assert len(calls) == 1  # the write, not the read
+    engine.dispose()
+
+
+def test_the_engine_words_a_lock_timeout_as_sqlalchemy_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lock held past the timeout is SQLAlchemy's ``OperationalError`` (what the
+    consumers count as the database being unavailable), as before."""
+    engine = db.create_engine(f"sqlite:///{tmp_path / 'e.sqlite'}")
+    with db.write_connection(engine) as conn:
+        conn.exec_driver_sql("CREATE TABLE t (x INTEGER)")
+    real = db.begin_immediate
+    monkeypatch.setattr(db, "begin_immediate", lambda c: real(c, timeout_ms=50))
+    holder = sqlite3.connect(tmp_path / "e.sqlite", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    with (
+        pytest.raises(sa_exc.OperationalError, match="locked"),
+        db.write_connection(engine) as conn,
+    ):
+        conn.exec_driver_sql("INSERT INTO t VALUES (1)")
+    holder.execute("ROLLBACK")
+    with db.write_connection(engine) as conn:  # the pool's connection still works
+        conn.exec_driver_sql("INSERT INTO t VALUES (1)")
+    holder.close()
     engine.dispose()

@@ -129,11 +129,61 @@ def _sqlite_engine(url: sa.URL, *, echo: bool) -> Engine:
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
         if conn.get_execution_options().get(WRITE_OPTION):
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            try:
+                begin_immediate(conn.connection.driver_connection)
+            except sqlite3.Error as err:  # as SQLAlchemy words a driver's error
+                raise sa_exc.DBAPIError.instance(
+                    "BEGIN IMMEDIATE", None, err, sqlite3.Error
+                ) from err
         else:
             conn.exec_driver_sql("BEGIN")
 
     return engine
+
+
+WRITE_LOCK_PAUSES_S = (0.0001, 0.002)
+"""The first and the longest pause between two tries for SQLite's write lock."""
+
+
+def begin_immediate(dbapi_connection: Any, timeout_ms: int = BUSY_TIMEOUT_MS) -> None:
+    """``BEGIN IMMEDIATE``, waiting for the write lock in short pauses (100 µs, doubling
+    to 2 ms) up to ``timeout_ms``; the connection's busy timeout (:data:`BUSY_TIMEOUT_MS`,
+    as every connection of :func:`create_engine` has it) is off for the ``BEGIN`` and
+    back after it.
+
+    SQLite's own busy handler sleeps 1, 2, 5, 10, 15, 20, 25 ms… between its tries, so a
+    writer that finds the lock taken sleeps to the next step of that ladder even when the
+    holder lets go microseconds later; with the dealer and both consumers writing one file,
+    each commit's wait was whole milliseconds more than the lock was held
+    (docs/performance.md, "SQLite's write lock taken in short pauses"). Only the
+    ``BEGIN`` waits here: the other statements of a transaction that holds the lock do
+    not wait for it."""
+    cursor = dbapi_connection.cursor()
+    try:
+        try:
+            cursor.execute("PRAGMA busy_timeout=0")
+            cursor.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as err:
+            if getattr(err, "sqlite_errorcode", None) != sqlite3.SQLITE_BUSY:
+                raise
+        deadline = time.monotonic() + timeout_ms / 1000
+        pause, longest = WRITE_LOCK_PAUSES_S
+        while True:
+            time.sleep(pause)
+            try:
+                cursor.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as err:
+                if (
+                    getattr(err, "sqlite_errorcode", None) != sqlite3.SQLITE_BUSY
+                    or time.monotonic() >= deadline
+                ):
+                    raise
+            pause = min(pause * 2, longest)
+    finally:
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.close()
 
 
 def _enter_wal(cursor: Any) -> None:
