@@ -191,9 +191,15 @@ def test_banker_cover(
     r = settle(claims, participants=order, liability=[BankerCover("bk", carried)], rake=policy)
     balanced(r)
     rake_bounded_by_basis(r, policy, carried)
+    rounding = next(s for s in r.steps if isinstance(s, RoundingStep))
+    kept = dict(rounding.kept_by_payers)
     for who in order:
         gross = r.deltas[who] + r.rake[who]
-        assert abs(gross) <= carried[who]  # wins and losses at most carried, both ways
+        # losses at most carried; wins too, but for the fractions of a unit a payer keeps
+        # (DESIGN.md, Money: "a fraction of a minor unit is truncated from the receiver
+        # and stays with the payer"): a banker that carried 0, won 1 from one player and
+        # owes two winners 1/2 each pays them 0 and ends +1
+        assert -carried[who] <= gross <= carried[who] + int(kept.get(who, 0))
         assert r.deltas[who] >= -carried[who]  # the rake included
     if basis is RakeBasis.PER_COMPARISON:  # one payment per comparison, all with the banker
         rounding = next(s for s in r.steps if isinstance(s, RoundingStep))
@@ -600,3 +606,32 @@ def test_doudizhu_per_comparison(
     rake_bounded_by_basis(r, policy, carried)
     for p in scores:
         assert r.deltas[p] >= -carried[p]
+
+
+def test_banker_cover_a_payer_keeps_the_fractions_it_truncates() -> None:
+    """Pinned (found by ``test_banker_cover``): the banker carried 0, wins 1 from p0 and
+    owes p1 and p2 1/2 each by its cover. Per comparison, each receipt is truncated to 0
+    and the unit stays with the banker, which ends +1, beyond what it carried by what it
+    kept; on the net basis p0 pays the winners directly and keeps the unit."""
+    claims = [
+        Claim("p0", "bk", 1, (), "p0"),
+        Claim("bk", "p1", 1, (), "p1"),
+        Claim("bk", "p2", 1, (), "p2"),
+    ]
+    carried = {"p0": 1, "p1": 1, "p2": 1, "bk": 0}
+    for basis, keeper in ((RakeBasis.PER_COMPARISON, "bk"), (RakeBasis.NET, "p0")):
+        r = settle(
+            claims,
+            participants=["p0", "p1", "p2", "bk"],
+            liability=[BankerCover("bk", carried)],
+            rake=RakePolicy(Fraction(0), basis=basis),
+        )
+        balanced(r)
+        assert dict(r.deltas) == {
+            "p0": -1 + (keeper == "p0"),
+            "p1": 0,
+            "p2": 0,
+            "bk": +(keeper == "bk"),
+        }
+        rounding = next(s for s in r.steps if isinstance(s, RoundingStep))
+        assert dict(rounding.kept_by_payers) == {keeper: Fraction(1)}
