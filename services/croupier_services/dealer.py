@@ -32,7 +32,7 @@ from croupier import canonical, limits
 from croupier.auth import SeatTokens, current_identity, not_your_table
 from croupier.bus import subjects, wire
 from croupier.bus.jetstream import Bus
-from croupier.bus.relay import HeldMessages, OutboxRelay
+from croupier.bus.relay import HeldMessages, OutboxRelay, Published
 from croupier.dealing import Batch, Dealer, Hand, TableRow, hand_id_for, restore_table
 from croupier.errors import (
     CroupierError,
@@ -66,6 +66,7 @@ from croupier.store import (
 from croupier.store import outbox as ob
 from croupier.store.core import UnitOfWork
 from croupier.store.db import store_outage
+from croupier.store.outbox import OutboxRow
 from croupier.store.requests import replay, request_hash
 from croupier.store.secrets import SeedBox
 from croupier.trace import hand_traceparent
@@ -155,6 +156,7 @@ def write_all(
     box: SeedBox,
     seals: Sequence[Seal] = (),
     held: frozenset[str] = frozenset(),
+    published: Sequence[OutboxRow] = (),
 ) -> set[str]:
     """Every write of a group in the transaction ``tx``: the fencing checks and the
     grant checks first (:func:`check_grants`), then the table rows (one statement),
@@ -162,7 +164,8 @@ def write_all(
     (:meth:`GroupCommitter.seal`) and their streams (each batch's streams are
     its own table's, so the appends are independent; one append reads the streams' heads
     once for the group), the outbox rows (by reference for the messages whose bytes the
-    relay holds: ``held``) and the request records (one statement each; the
+    relay holds: ``held``), the deletion of the rows the relay ``published`` since the
+    last commit, and the request records (one statement each; the
     records' insert finds an id already taken by itself:
     :func:`croupier.store.requests.put_requests`). Returns the tables whose remembered
     grants are out of date."""
@@ -187,6 +190,7 @@ def write_all(
     if events:
         tx.append(events, seals_all, streams)
     ob.enqueue_groups(tx.connection, [(w.outbox, w.at_ms) for w in writes if w.outbox], held)
+    ob.delete(tx.connection, published)
     tx.put_requests([w.request for w in writes if w.request is not None])
     return stale
 
@@ -238,11 +242,13 @@ class GroupCommitter:
         grants: GrantCache | None = None,
         dealer: Dealer | None = None,
         held: HeldMessages | None = None,
+        published: Published | None = None,
     ) -> None:
         self.store = store
         self.box = box
         self.dealer = dealer  # seals the writes' events (None: they come sealed)
         self.held = held  # the relay's: the bytes of the messages written by reference
+        self.published = published  # the relay's: rows it published, deleted here
         self.grants = grants  # told of the tables whose remembered grants went stale
         self.max_group = max_group
         # SQLite in memory keeps a connection per thread (or one for all): write there on
@@ -302,18 +308,27 @@ class GroupCommitter:
         writes: Sequence[PendingWrite],
         seals: Sequence[Seal] = (),
         held: frozenset[str] = frozenset(),
+        published: Sequence[OutboxRow] = (),
     ) -> set[str]:
         """Store ``writes`` and the group's ``seals`` in one transaction (in the calling
-        thread), the messages in ``held`` by reference; the tables whose remembered
-        grants went stale (:func:`check_grants`)."""
+        thread), the messages in ``held`` by reference, deleting the outbox rows
+        ``published``; the tables whose remembered grants went stale
+        (:func:`check_grants`)."""
         with self.store.transaction() as tx:
-            return write_all(tx, writes, self.box, seals, held)
+            return write_all(tx, writes, self.box, seals, held, published)
+
+    def deleting(self) -> contextlib.AbstractContextManager[list[OutboxRow]]:
+        """The rows the relay published, for the next transaction to delete (given back
+        if it fails: :meth:`Published.riding`). On the event loop."""
+        if self.published is None:
+            return contextlib.nullcontext([])
+        return self.published.riding()
 
     def store_now(self, writes: Sequence[PendingWrite]) -> set[str]:
         """Seal ``writes`` and store them in one transaction, in the calling thread."""
         sealed = self.seal(writes)
-        with self.holding(writes) as held:
-            stale = self.write_now(writes, sealed.seals, held)
+        with self.holding(writes) as held, self.deleting() as published:
+            stale = self.write_now(writes, sealed.seals, held, published)
         self.stored(sealed)
         return stale
 
@@ -330,11 +345,13 @@ class GroupCommitter:
         sealed = self.seal(writes)
         # a failed (or cancelled: unknown) write gives the bytes up; its rows, if any
         # were stored, are rebuilt from the store
-        with self.holding(writes) as held:
+        with self.holding(writes) as held, self.deleting() as published:
             if self.off_loop:
-                stale = await asyncio.to_thread(self.write_now, writes, sealed.seals, held)
+                stale = await asyncio.to_thread(
+                    self.write_now, writes, sealed.seals, held, published
+                )
             else:
-                stale = self.write_now(writes, sealed.seals, held)
+                stale = self.write_now(writes, sealed.seals, held, published)
         self.stored(sealed)
         if self.grants is not None:  # on the loop, like every use of the grants
             for t in stale:
@@ -455,6 +472,7 @@ class DealerCore:
         self.last_move_ms: dict[str, int] = {}  # open hand -> when its last event was made
         self.relay: OutboxRelay = relay_for(store, lambda: self.bus, "dealer")
         self.committer.held = self.relay.held  # its messages written by reference
+        self.committer.published = self.relay.acked  # its commits delete what it sent
         self._resyncing: dict[str, asyncio.Task[None]] = {}
         # table -> the fencing token of this replica's lease on it; a table listed here
         # is written only with its token checked in the same transaction (empty: a

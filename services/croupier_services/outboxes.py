@@ -40,4 +40,6 @@ def relay_for(store: EventStore, bus: Callable[[], Bus | None], producer: str) -
         on_stats=_stats,
         on_published=_published,
         on_rebuilt=_rebuilt,
+        # the producer's next commit deletes what was published (one write a batch)
+        defer_deletes=True,
     )

@@ -204,10 +204,12 @@ class Cluster:
     async def flush(self) -> None:
         """Publish everything the dealer, rules and settlement committed to their
         outboxes (the relays do this in the background; a test reading the stream right
-        after a commit waits for it here)."""
+        after a commit waits for it here), and delete the rows published (which the
+        producers' next commits, or the relays within ``delete_after_s``, would)."""
         for relay in (self.core.relay, self.rules.relay, self.settlement.relay):
             while await relay.drain_once():
                 pass
+            relay.delete_due(now=True)
 
     def fix_seeds(self, tag: str) -> None:
         """Make the dealer's server seeds a deterministic sequence (the seed source is

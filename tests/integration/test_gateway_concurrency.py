@@ -29,6 +29,7 @@ from croupier.events import Event, Seal
 from croupier.games import base as g
 from croupier.pb.croupier.v1 import gateway_pb2
 from croupier.store.core import UnitOfWork
+from croupier.store.outbox import OutboxRow
 from croupier_services.consumer import IntegrityChecker
 from croupier_services.dealer import GroupCommitter, PendingWrite
 from croupier_services.grpc_util import error_info
@@ -105,11 +106,12 @@ def grouped(first_table: str) -> Iterator[tuple[threading.Event, list[list[str]]
         writes: Sequence[PendingWrite],
         seals: Sequence[Seal] = (),
         held: frozenset[str] = frozenset(),
+        published: Sequence[OutboxRow] = (),
     ) -> set[str]:
         groups.append([w.table_id for w in writes])
         if writes[0].table_id == first_table:
             assert gate.wait(30), "the test never opened the gate"
-        return write_now(self, writes, seals, held)
+        return write_now(self, writes, seals, held, published)
 
     GroupCommitter.write_now = gated  # type: ignore[method-assign]
     try:

@@ -44,9 +44,11 @@ class RecordingBus:
 
 
 async def relay_all(core: DealerCore) -> None:
-    """What the dealer's outbox relay publishes, now."""
+    """What the dealer's outbox relay publishes, now (and the rows it published
+    deleted, as its next commit or its run loop would)."""
     while await core.relay.drain_once():
         pass
+    core.relay.delete_due(now=True)
 
 
 SEED_BOX = SeedBox(b"\x07" * 32)  # the dealer's seed key, the same across its restarts

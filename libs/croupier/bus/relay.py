@@ -20,6 +20,17 @@ bytes it holds; a row whose bytes it does not hold (the process restarted, the r
 another replica's, or the hold was given up) is rebuilt from the events and seals it
 names. When the hold is full (NATS down, the outbox growing), rows carry their bytes
 again, so memory stays bounded whatever the backlog.
+
+Deletes that ride on the next commit: with ``defer_deletes``, the rows the stream
+acknowledged are not deleted in a transaction of the relay's own but kept
+(:class:`Published`) for the producer's next transaction to delete
+(:meth:`Published.riding`, :func:`croupier.store.outbox.delete`); the relay deletes them
+itself only when no commit took them within ``delete_after_s`` or ``batch`` of them wait.
+A producer commit then stands for both, one write transaction a batch instead of two (on
+SQLite, one turn of the write lock fewer). Until deleted they are left out of what the
+relay publishes; a crash before the delete publishes them again at start, as any crash
+between an ack and a delete did (the stream's duplicate window drops them, and every
+consumer is idempotent by hand id).
 """
 
 from __future__ import annotations
@@ -105,6 +116,71 @@ class HeldMessages:
         self.release([m for m, (_, t) in self._items.items() if t < limit and m not in waiting])
 
 
+class Published:
+    """Rows the stream acknowledged and the outbox still holds, for a producer's next
+    transaction to delete (:meth:`riding`). Used on the event loop only (a transaction
+    that runs in a thread takes its rows on the loop before it starts)."""
+
+    def __init__(self) -> None:
+        self._rows: list[OutboxRow] = []
+        self._keys: set[tuple[int, str]] = set()
+        self._deleting: set[tuple[int, str]] = set()  # taken by a transaction not yet over
+        self._since = 0.0  # when the oldest waiting row was acknowledged (monotonic)
+
+    def __len__(self) -> int:
+        """The rows waiting for a transaction to take them."""
+        return len(self._rows)
+
+    def in_outbox(self) -> int:
+        """The rows still in the outbox: waiting, or taken by a transaction not yet over."""
+        return len(self._rows) + len(self._deleting)
+
+    def __contains__(self, row: object) -> bool:
+        if not isinstance(row, OutboxRow):
+            return False
+        key = (row.id, row.msg_id)
+        return key in self._keys or key in self._deleting
+
+    def add(self, rows: Sequence[OutboxRow]) -> None:
+        if rows and not self._rows:
+            self._since = time.monotonic()
+        for r in rows:
+            key = (r.id, r.msg_id)
+            if key not in self._keys and key not in self._deleting:
+                self._keys.add(key)
+                self._rows.append(r)
+
+    def waited(self) -> float:
+        """Seconds since the oldest waiting row was acknowledged (0 when none waits)."""
+        return time.monotonic() - self._since if self._rows else 0.0
+
+    def take(self) -> list[OutboxRow]:
+        """The waiting rows, forgotten (see :meth:`riding` for a transaction)."""
+        rows, self._rows, self._keys = self._rows, [], set()
+        return rows
+
+    @contextlib.contextmanager
+    def riding(self) -> Iterator[list[OutboxRow]]:
+        """The rows for the caller's transaction to delete
+        (:func:`croupier.store.outbox.delete`): still left out of what the relay
+        publishes until the block ends, given back if it fails (the transaction rolled
+        back), to be deleted later."""
+        since = self._since
+        rows = self.take()
+        keys = {(r.id, r.msg_id) for r in rows}
+        self._deleting |= keys
+        try:
+            yield rows
+        except BaseException:
+            self._deleting -= keys
+            again = [*rows, *self.take()]
+            self.add(again)
+            if rows:
+                self._since = since
+            raise
+        self._deleting -= keys
+
+
 class OutboxRelay:
     def __init__(
         self,
@@ -120,6 +196,8 @@ class OutboxRelay:
         on_stats: StatsHook | None = None,
         on_published: PublishedHook | None = None,
         on_rebuilt: PublishedHook | None = None,
+        defer_deletes: bool = False,
+        delete_after_s: float = 0.25,
     ) -> None:
         self.outbox = outbox
         self.bus = bus
@@ -143,6 +221,9 @@ class OutboxRelay:
         self.published = 0
         self.failures = 0
         self.held = HeldMessages()  # bytes of the rows written by reference
+        # acknowledged rows the producer's next commit deletes (None: deleted at once)
+        self.acked: Published | None = Published() if defer_deletes else None
+        self.delete_after_s = delete_after_s
         self.rebuilt = 0  # rows by reference published from the store (not held)
 
     def kick(self) -> None:
@@ -207,10 +288,27 @@ class OutboxRelay:
             self._probing = True
             raise
 
+    def delete_due(self, *, now: bool = False) -> int:
+        """Delete the acknowledged rows no producer commit took in time (``delete_after_s``,
+        or ``batch`` of them waiting), or all of them ``now``; how many."""
+        acked = self.acked
+        if acked is None or not len(acked):
+            return 0
+        if not now and len(acked) < self.batch and acked.waited() < self.delete_after_s:
+            return 0
+        with acked.riding() as rows:
+            self.outbox.delete(rows)
+        return len(rows)
+
     async def _publish(self, bus: Bus, limit: int, timeout_s: float) -> int:
-        rows = self.outbox.pending(self.producer, limit)
-        if len(rows) < limit and len(self.held):  # every waiting row seen
+        acked = self.acked
+        self.delete_due()
+        waiting = 0 if acked is None else acked.in_outbox()
+        rows = self.outbox.pending(self.producer, limit + waiting)
+        if len(rows) < limit + waiting and len(self.held):  # every waiting row seen
             self.held.sweep({r.msg_id for r in rows})
+        if waiting and acked is not None:  # published already, not yet deleted
+            rows = [r for r in rows if r not in acked][:limit]
         if not rows:
             return 0
         payloads = self._payloads(rows)
@@ -218,7 +316,10 @@ class OutboxRelay:
             [(r.subject, p, r.msg_id) for r, p in zip(rows, payloads, strict=True)], timeout_s
         )
         done = [r for r, good in zip(rows, ok, strict=True) if good]
-        self.outbox.delete(done)
+        if acked is None:
+            self.outbox.delete(done)
+        else:
+            acked.add(done)
         self.held.release(r.msg_id for r in done)
         self.published += len(done)
         if done and self.on_published is not None:
@@ -250,7 +351,10 @@ class OutboxRelay:
         ]
 
     def stats(self) -> OutboxStats:
-        st = dataclasses.replace(self.outbox.stats(self.producer), held_bytes=self.held.size)
+        st = self.outbox.stats(self.producer)
+        # the rows published and not yet deleted are not waiting
+        depth = max(0, st.depth - (0 if self.acked is None else self.acked.in_outbox()))
+        st = dataclasses.replace(st, depth=depth, held_bytes=self.held.size)
         if self.on_stats is not None:
             self.on_stats(self.producer, st, now_ms())
         return st
@@ -282,6 +386,13 @@ class OutboxRelay:
                     with contextlib.suppress(Exception):  # the database may be down too
                         self.stats()
                     last_stats = time.monotonic()
+                if self.acked is not None and len(self.acked) and not backing_off:
+                    # the acknowledged rows no commit takes are deleted in time
+                    with contextlib.suppress(Exception):  # the database may be down
+                        self.delete_due()
+                    if len(self.acked):
+                        due = self.delete_after_s - self.acked.waited()
+                        wait = min(wait, max(0.0, due) + 0.01)
                 self._wake.clear()
                 with contextlib.suppress(asyncio.TimeoutError):
                     # a kick ends an idle wait; a backoff ends early only on a reconnect
@@ -289,6 +400,8 @@ class OutboxRelay:
                     await asyncio.wait_for(self._wake_or(stop, event), wait)
         finally:
             self._running = False
+            with contextlib.suppress(Exception):  # at stop: what was published goes
+                self.delete_due(now=True)
 
     async def _wake_or(self, stop: asyncio.Event, event: asyncio.Event) -> None:
         waits = [asyncio.ensure_future(event.wait()), asyncio.ensure_future(stop.wait())]

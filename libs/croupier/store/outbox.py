@@ -7,7 +7,9 @@ service's outcomes, settlement's ``settled`` messages) adds the message to the o
 effect and the intent to publish; nothing waits on the transport. A relay
 (:class:`croupier.bus.relay.OutboxRelay`) reads the oldest rows of its producer
 (:meth:`Outbox.pending`), publishes them with their deterministic ``Nats-Msg-Id`` and
-deletes each row the stream acknowledged (:meth:`Outbox.delete`). A row published twice
+deletes each row the stream acknowledged: in the producer's next transaction
+(:func:`delete`) or, when none comes soon, in one of its own (:meth:`Outbox.delete`). A
+row published twice
 (a relay that crashed between the ack and the delete, two replicas relaying one
 producer) is dropped by the stream's duplicate window, and every consumer is idempotent
 by hand id beyond it.
@@ -189,6 +191,20 @@ def enqueue_groups(
     conn.execute(per_dialect(conn, _enqueue), rows)
 
 
+def delete(conn: Connection, rows: Sequence[OutboxRow]) -> int:
+    """Delete published rows in the caller's transaction (a producer's next commit, see
+    :class:`croupier.bus.relay.Published`); how many were still there. A row is named by
+    its id *and* its ``msg_id``: on SQLite a deleted id can be given again to a newer row
+    (of any producer), which another relay that read the old row must not delete."""
+    if not rows:
+        return 0
+    return int(
+        conn.execute(
+            _O.delete().where(sa.tuple_(_O.c.id, _O.c.msg_id).in_([(r.id, r.msg_id) for r in rows]))
+        ).rowcount
+    )
+
+
 def _enqueue(dialect: Any) -> Any:
     """Insert messages, a msg_id already queued ignored (every producer commit)."""
     return dialect.insert(_O).on_conflict_do_nothing(index_elements=["msg_id"])
@@ -257,19 +273,11 @@ class Outbox(Database):
         return out
 
     def delete(self, rows: Sequence[OutboxRow]) -> int:
-        """Delete published rows. A row is named by its id *and* its ``msg_id``: on
-        SQLite a deleted id can be given again to a newer row (of any producer), which
-        another relay that read the old row must not delete."""
+        """:func:`delete` in a transaction of its own."""
         if not rows:
             return 0
         with self._write() as conn:
-            return int(
-                conn.execute(
-                    _O.delete().where(
-                        sa.tuple_(_O.c.id, _O.c.msg_id).in_([(r.id, r.msg_id) for r in rows])
-                    )
-                ).rowcount
-            )
+            return delete(conn, rows)
 
     def stats(self, producer: str) -> OutboxStats:
         with self._read() as conn:
