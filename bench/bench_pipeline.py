@@ -322,9 +322,12 @@ def _consumed(port: int) -> float:
     )
 
 
-def audit(db_url: str, hands: int, keys: str) -> float:
+def audit(db_url: str, hands: int, keys: str, tables: int) -> float:
     auditor = Auditor(open_store(db_url), TrustedKeys.from_dir(Path(keys)))
-    ids = [h for h in auditor.hand_ids(variant="baccarat") if not h.startswith(PREFIX)]
+    # the run's hands, listed by its tables (not by variant: in growth mode that lists
+    # every prefilled hand too, a page of 1,000 at a time)
+    ids = [h for i in range(tables) for h in auditor.hand_ids(table_id=f"b{i}")]
+    assert not any(h.startswith(PREFIX) for h in ids)
     t0 = time.perf_counter()
     c0 = time.process_time()
     bad = 0
@@ -429,7 +432,7 @@ def main() -> None:
             pid = nats.proc.pid if nats is not None and nats.proc is not None else None
             # the dealer on a service's event loop (CROUPIER_EVENT_LOOP)
             rate = run_service(drive(args, db_url, url, f"{d}/keys", pid))
-            arate = 0.0 if args.no_audit else audit(db_url, args.hands, f"{d}/keys")
+            arate = 0.0 if args.no_audit else audit(db_url, args.hands, f"{d}/keys", args.tables)
             groups = -(-args.hands // args.group)
             fl = None if args.no_floor or args.prefill else measure(db_url, url, d, groups)
         finally:
