@@ -26,6 +26,7 @@ from croupier.ownership import Ownership
 from croupier.pb.croupier.v1 import audit_pb2_grpc, gateway_pb2_grpc, settlement_pb2_grpc
 from croupier.signing import Signer
 from croupier.store import EventStore, migrate
+from croupier.store.planner import StatisticsKeeper
 from croupier.upkeep import Trimmer, freeze_startup
 from croupier_services import config, metrics
 from croupier_services.audit import AuditServicer
@@ -295,6 +296,8 @@ class Node:
         self.tasks.append(asyncio.create_task(self.health.run(self.stop_event)))
         if self.needs_nats:
             self.tasks.append(asyncio.create_task(self._join_bus(signers)))
+        if self.process_upkeep and self.needs_nats:  # a writer of the store
+            self.tasks.append(asyncio.create_task(self._keep_statistics()))
         if self.process_upkeep:
             # what start-up built lives as long as the process: out of the collector's walks
             frozen = freeze_startup()
@@ -308,6 +311,26 @@ class Node:
             "started %s (grpc %s, nats %s)", ",".join(self.roles), self.bound_port, self.nats_url
         )
         return self
+
+    async def _keep_statistics(self) -> None:
+        """On PostgreSQL with autovacuum off, the planner's statistics refreshed here
+        (:class:`croupier.store.planner.StatisticsKeeper`)."""
+        assert self.store is not None
+        keeper = StatisticsKeeper(self.store.engine)
+        if self.store.engine.dialect.name != "postgresql":
+            return
+        try:
+            off = await asyncio.to_thread(keeper.autovacuum_off)
+        except Exception as e:  # the database is down: the keeper's passes try again
+            log.warning("planner statistics: %s", e)
+            off = True
+        if off:
+            log.warning(
+                "PostgreSQL's autovacuum is off: this service refreshes the planner's "
+                "statistics of the store's tables itself (every %.0f s)",
+                keeper.every_s,
+            )
+        await keeper.run(self.stop_event)
 
     def _variants(self) -> list[str]:
         return list(self.rule_variants) or known_variants()

@@ -21,7 +21,9 @@ Modules:
 * :mod:`~croupier.store.core` — :class:`Store` (also exported as ``EventStore``) and
   :class:`UnitOfWork`;
 * :mod:`~croupier.store.check` — ``python -m croupier.store.check``: one migration
-  head, and a freshly migrated database matches :mod:`~croupier.store.schema`.
+  head, and a freshly migrated database matches :mod:`~croupier.store.schema`;
+* :mod:`~croupier.store.planner` — PostgreSQL's planner statistics refreshed by the
+  services where the server's autovacuum is off.
 
 Timestamps are integer milliseconds supplied by the caller; the store never reads a
 clock.
