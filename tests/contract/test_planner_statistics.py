@@ -74,3 +74,17 @@ def test_where_autovacuum_runs_the_keeper_leaves_it_to_the_server(engine: sa.Eng
     assert keeper.autovacuum_off() is not on
     analyzed = keeper.once()
     assert ("outbox" in analyzed) is not on
+
+
+def test_the_keeper_leaves_its_connection_as_it_found_it(engine: sa.Engine) -> None:
+    """The lock timeout of its ``ANALYZE`` is the transaction's own: the pooled
+    connection goes back with the server's setting."""
+    if engine.dialect.name != "postgresql":
+        return
+    with engine.connect() as conn:
+        before = conn.exec_driver_sql("SHOW lock_timeout").scalar()
+    _fill_outbox(engine, ANALYZE_THRESHOLD + 200)
+    _stale(engine, True)
+    assert "outbox" in StatisticsKeeper(engine, always=True, lock_timeout_ms=1234).once()
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("SHOW lock_timeout").scalar() == before

@@ -90,14 +90,20 @@ class StatisticsKeeper:
             return []
         done: list[str] = []
         with self.engine.connect() as conn:
-            conn = conn.execution_options(isolation_level="AUTOCOMMIT")
-            if not self.always and autovacuum_on(conn):
-                return []
-            conn.exec_driver_sql(f"SET lock_timeout = {int(self.lock_timeout_ms)}")
-            for table in stale_tables(conn):
+            with conn.begin():
+                if not self.always and autovacuum_on(conn):
+                    return []
+                stale = stale_tables(conn)
+            for table in stale:
                 quoted = conn.dialect.identifier_preparer.quote(table)
                 try:
-                    conn.exec_driver_sql(f"ANALYZE {quoted}")
+                    # one transaction a table; the lock timeout is the transaction's
+                    # own (SET LOCAL), not left on the pooled connection
+                    with conn.begin():
+                        conn.exec_driver_sql(
+                            f"SET LOCAL lock_timeout = {int(self.lock_timeout_ms)}"
+                        )
+                        conn.exec_driver_sql(f"ANALYZE {quoted}")
                 except sa.exc.OperationalError as e:  # its lock held: the next pass
                     log.info("statistics of %s not refreshed now: %s", table, e.orig)
                     continue
