@@ -155,31 +155,27 @@ def begin_immediate(dbapi_connection: Any, timeout_ms: int = BUSY_TIMEOUT_MS) ->
     writer that finds the lock taken sleeps to the next step of that ladder even when the
     holder lets go microseconds later; with the dealer and both consumers writing one file,
     each commit's wait was whole milliseconds more than the lock was held
-    (docs/performance.md, "SQLite's write lock taken in short pauses"). Only the
+    (docs/performance.md, "SQLite's write lock in short pauses"). Only the
     ``BEGIN`` waits here: the other statements of a transaction that holds the lock do
     not wait for it."""
     cursor = dbapi_connection.cursor()
+    deadline: float | None = None  # set by the first refusal
+    pause, longest = WRITE_LOCK_PAUSES_S
     try:
-        try:
-            cursor.execute("PRAGMA busy_timeout=0")
-            cursor.execute("BEGIN IMMEDIATE")
-            return
-        except sqlite3.OperationalError as err:
-            if getattr(err, "sqlite_errorcode", None) != sqlite3.SQLITE_BUSY:
-                raise
-        deadline = time.monotonic() + timeout_ms / 1000
-        pause, longest = WRITE_LOCK_PAUSES_S
+        cursor.execute("PRAGMA busy_timeout=0")
         while True:
-            time.sleep(pause)
             try:
                 cursor.execute("BEGIN IMMEDIATE")
                 return
             except sqlite3.OperationalError as err:
-                if (
-                    getattr(err, "sqlite_errorcode", None) != sqlite3.SQLITE_BUSY
-                    or time.monotonic() >= deadline
-                ):
+                if getattr(err, "sqlite_errorcode", None) != sqlite3.SQLITE_BUSY:
                     raise
+                now = time.monotonic()
+                if deadline is None:
+                    deadline = now + timeout_ms / 1000
+                elif now >= deadline:
+                    raise
+            time.sleep(pause)
             pause = min(pause * 2, longest)
     finally:
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")

@@ -7,7 +7,8 @@ autovacuum refreshes once a table has changed by a tenth. A server run with
 hot lookups then go wrong as the log grows: the streams' heads read before every append
 (``stream_id = ANY(...)`` on ``events``) became a parallel sequential scan of the whole
 table, 160–320 ms a call at 950,000 events, and the pipeline fell from ~450 to 51 hands/s
-over its first 48,000 hands (docs/performance.md, "The planner's statistics"). One
+over its first 48,000 hands (docs/performance.md,
+"The planner's statistics on a PostgreSQL without autovacuum"). One
 ``ANALYZE`` brought it back at once.
 
 :class:`StatisticsKeeper` runs in every service that writes the store
