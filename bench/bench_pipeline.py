@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_pipeline.py [--hands 5000] [--tables 50] [--players 8]
         [--group 50] [--nats-url nats://127.0.0.1:4222] [--database-url sqlite:///...]
         [--all-variants] [--no-floor] [--prefill N] [--profile DIR]
-        [--rss-every N] [--max-ahead K] [--no-audit] [--memlog DIR]
+        [--rss-every N] [--max-ahead K] [--no-audit] [--memlog DIR] [--one-pass]
 
 The dealer runs in this process and drives hands through :class:`DealerCore` (the same
 code the gRPC servicer calls, without the RPC hop), committing ``--group`` hands per
@@ -134,10 +134,13 @@ async def drive(
 
     # ``replicas`` of each (bench_replicas.py), sharing their durable consumers
     n = getattr(args, "replicas", 1)
-    served = {"rules": only, "settlement": []}
+    if getattr(args, "one_pass", False):  # rules and settlement in one process, one pass
+        served = {"rules-settlement": only}
+    else:
+        served = {"rules": only, "settlement": []}
     procs: list[subprocess.Popen[bytes]] = []
     ports: dict[int, int] = {}  # pid -> metrics port
-    for role in ("rules", "settlement"):
+    for role in served:
         for i in range(n):
             port = free_port()
             p = subprocess.Popen(
@@ -169,11 +172,9 @@ async def drive(
             {"seat": i + 1, "player": f"p{i + 1}", "stack": 10_000_000} for i in range(args.players)
         ]
         t0 = time.perf_counter()
-        pids = {
-            "dealer": [os.getpid()],
-            "rules": [p.pid for p in procs[:n]],
-            "settlement": [p.pid for p in procs[n:]],
-        }
+        pids = {"dealer": [os.getpid()]}
+        for i, role in enumerate(served):
+            pids[role] = [p.pid for p in procs[i * n : (i + 1) * n]]
         if nats_pid:
             pids["nats-server"] = [nats_pid]
         cpu0 = {role: sum(map(cpu_seconds, ps)) for role, ps in pids.items()}
@@ -404,6 +405,12 @@ def main() -> None:
     p.add_argument("--nats-url")
     p.add_argument("--database-url")
     p.add_argument(
+        "--one-pass",
+        action="store_true",
+        help="rules and settlement as one process in one pass (croupier serve "
+        "rules-settlement) instead of two",
+    )
+    p.add_argument(
         "--all-variants",
         action="store_true",
         help="the rule service serves every variant (default: baccarat only)",
@@ -460,7 +467,7 @@ def main() -> None:
         rss, hwm = RSS.get(role, (0, 0))
         print(f"{role:<12} {sec / args.hands * 1e6:>12,.0f} {rss / 1024:>9.1f} {hwm / 1024:>9.1f}")
     total = sum(v for k, v in CPU.items() if k != "audit")
-    parts = "dealer+rules+settlement+nats" + ("+postgres" if "postgres" in CPU else "")
+    parts = "+".join(k for k in CPU if k != "audit")
     print(f"{'pipeline':<12} {total / args.hands * 1e6:>12,.0f}  ({parts})")
     print(f"{'dealer call':<20} {'calls':>7} {'p50 µs':>9} {'p99 µs':>9}")
     for name, xs in LAT.items():

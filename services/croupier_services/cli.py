@@ -3,7 +3,7 @@
 ::
 
     croupier demo [--games V,V] [--hands N] [--tables T] [--players P]
-    croupier serve dealer|rules|settlement|audit|all [--variant V ...]
+    croupier serve dealer|rules|settlement|rules-settlement|audit|all [--variant V ...]
     croupier db upgrade | db check
     croupier nats check | nats provision [--variant V ...]
     croupier keys init [--dir DIR] [--root-key FILE]
@@ -118,11 +118,14 @@ def cmd_serve(a: argparse.Namespace) -> int:
         auth_dir = AuthDir(config.auth_dir())
         if not auth_dir.complete():
             init_dev(auth_dir.root)
-    s = Settings.from_env(role if role != "all" else "dealer")
+    s = Settings.from_env({"all": "dealer", "rules-settlement": "settlement"}.get(role, role))
     logs.setup(s.log_level, json_lines=s.log_format == "json")
     if role == "all":
         _dev_keys(Path(s.keys_dir))
-    roles = ("dealer", "rules", "settlement", "audit", "log") if role == "all" else (role,)
+    roles = {
+        "all": ("dealer", "rules", "settlement", "audit", "log"),
+        "rules-settlement": ("rules", "settlement"),
+    }.get(role, (role,))
     node = Node(
         roles=roles,
         database_url=s.database_url,
@@ -131,6 +134,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
         grpc_port=s.grpc_port,
         metrics_port=s.metrics_port,
         rule_variants=a.variant or (),
+        fuse=role == "rules-settlement",
         auth=s.auth,
         viewer_port=_viewer_port() if "audit" in roles else 0,
         stream=s.stream,
@@ -793,8 +797,9 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="run one service (or all) against CROUPIER_* settings")
     s.add_argument(
         "role",
-        choices=["dealer", "rules", "settlement", "audit", "log", "all"],
-        help="the service to run (all: every one in this process, development keys)",
+        choices=["dealer", "rules", "settlement", "rules-settlement", "audit", "log", "all"],
+        help="the service to run (rules-settlement: both in one pass, one replay a hand; "
+        "all: every one in this process, development keys)",
     )
     s.add_argument("--variant", action="append", help="rules: serve this variant (repeat)")
     s.add_argument("--embedded-nats", action="store_true", help="start a nats-server here")

@@ -161,8 +161,11 @@ class ConsumerLoop:
         max_backoff_s: float = 1.0,
         fetch_wait_s: float = 1.0,
         trust: TrustedKeys,
+        producer: str = "",
     ) -> None:
         self.service = service
+        # whose outbox rows its messages are (the relay of that producer publishes them)
+        self.producer = producer or service
         self.store = store
         self.bus = bus
         self.consumer = consumer
@@ -446,7 +449,7 @@ class ConsumerLoop:
             self.commit(tx, works)
             items = [
                 OutboxItem(
-                    self.service,
+                    self.producer,
                     subj,
                     mid,
                     wire.encode(kind, evs, seals),

@@ -1,6 +1,13 @@
 """The rule service: for each closed hand of its variants, replay the hand through the
 game's engine (checking every event), append the signed ``hand.outcome`` and pass the
-hand on to settlement. Several instances share each variant's durable consumer."""
+hand on to settlement. Several instances share each variant's durable consumer.
+
+In one pass with settlement (``croupier serve rules-settlement``: the rule service
+given a :class:`~croupier_services.settlement.SettlementWorker`), the same replay also
+settles the hand: the ``hand.outcome`` and the ``hand.settled`` after it, each under its
+own producer's seal, the ledger and the settlement record are one transaction, and the
+``settled`` message is the only one published (no ``outcome`` message). The trade-off is
+in ``docs/performance.md``, "Rules and settlement in one pass"."""
 
 from __future__ import annotations
 
@@ -20,6 +27,7 @@ from croupier.store import EventStore
 from croupier_services.consumer import ConsumerLoop, Work
 from croupier_services.keys import TrustedKeys
 from croupier_services.outboxes import relay_for
+from croupier_services.settlement import SettlementWorker
 
 
 class RulesService:
@@ -31,6 +39,7 @@ class RulesService:
         variants: Sequence[str],
         *,
         trust: TrustedKeys,
+        settle: SettlementWorker | None = None,
     ):
         if signer.producer != "rules":
             raise ValueError("the rule service signs as 'rules'")
@@ -39,6 +48,7 @@ class RulesService:
         for v in self.variants:
             engine_for(v)  # fail fast on an unknown variant
         self.relay: OutboxRelay = relay_for(store, lambda: self.bus, "rules")
+        self.settler = settle  # settle in the same pass (and publish through its relay)
 
     def handle(self, m: wire.Message) -> Work:
         first, last = m.events[0], m.events[-1]
@@ -54,6 +64,8 @@ class RulesService:
         state = eng.replay(
             first.stream, [(e.type, p) for e, p in zip(m.events, payloads, strict=True)]
         )
+        if self.settler is not None:
+            eng.close_check(state)  # what settlement checks before it settles
         outcome = eng.outcome(state)
         ev = make_event(
             first.stream,
@@ -64,6 +76,10 @@ class RulesService:
             last.hash,
             outcome,
         )
+        if self.settler is not None:
+            w = self.settler.settle(eng, state, ev, variant, table, m.seals)
+            w.events = [ev, *w.events]
+            return w
         return Work(
             events=[ev],
             publish=(
@@ -77,9 +93,12 @@ class RulesService:
         )
 
     def commit(self, tx: Any, works: Sequence[Work]) -> None:
-        events = [e for w in works for e in w.events]
-        s = seal(self.signer, heads_of(events), time.time_ns() // 1_000_000)
-        tx.append(events, [s])
+        outcomes = [w.events[0] for w in works]
+        s = seal(self.signer, heads_of(outcomes), time.time_ns() // 1_000_000)
+        if self.settler is not None:  # the outcomes and settlements under both seals
+            self.settler.commit(tx, works, prior=[s])
+            return
+        tx.append(outcomes, [s])
         for w in works:
             assert w.publish is not None
             subj, kind, evs, _, mid = w.publish
@@ -89,6 +108,7 @@ class RulesService:
         """One supervised loop per variant (each on its durable consumer, created or
         verified now when ``subscribe``, else when the loop starts)."""
         out = []
+        relay = self.relay if self.settler is None else self.settler.relay
         for v in self.variants:
             durable, filt = durables_for([v])[0]
             c = await self.bus.consumer(durable, filt) if subscribe else None
@@ -103,8 +123,9 @@ class RulesService:
                     batch,
                     durable=durable,
                     filter_subject=filt,
-                    relay=self.relay,
+                    relay=relay,
                     trust=self.trust,
+                    producer="rules" if self.settler is None else "settlement",
                 )
             )
         return out

@@ -146,6 +146,9 @@ class Node:
     grpc_port: int = 0
     metrics_port: int = 0
     rule_variants: Sequence[str] = ()
+    # rules and settlement in one pass (both roles here): one replay per hand, no
+    # ``outcome`` message (croupier_services.rules)
+    fuse: bool = False
     turn_clock: bool = True  # the dealer plays timed-out turns (variants' timeouts.turn_ms)
     trust_root: str | None = None  # pinned root file (default: CROUPIER_TRUST_ROOT, keys dir)
     log_key: str | None = None  # the log's verifier key the audit pins (default CROUPIER_LOG_KEY)
@@ -186,6 +189,8 @@ class Node:
         return any(r in self.roles for r in ("dealer", "rules", "settlement"))
 
     async def start(self) -> Node:
+        if self.fuse and not {"rules", "settlement"} <= set(self.roles):
+            raise ConfigError("rules and settlement in one pass need both roles in the node")
         signers = role_signers(self.keys_dir, self.roles)  # first: no key, no start
         log_key = log_signer(self.keys_dir) if "log" in self.roles else None
         # the audit service and viewer pin the log's key as the CLI audit does
@@ -403,19 +408,30 @@ class Node:
                     await asyncio.wait_for(self.stop_event.wait(), delay)
                 delay = min(5.0, delay * 2)
         loops: list[ConsumerLoop] = []
-        if "rules" in self.roles:
-            rules = RulesService(
-                self.store, buses["rules"], signers["rules"], self._variants(), trust=self.trust
-            )
-            rl = await rules.loops(subscribe=False)
-            for lp in rl:
-                lp.signing_check = signing_key_check(self.trust, [signers["rules"].key_id])
-            loops += rl
-            self.relays.append(rules.relay)
+        worker = None
         if "settlement" in self.roles:
             worker = SettlementWorker(
                 self.store, buses["settlement"], signers["settlement"], trust=self.trust
             )
+        if "rules" in self.roles:
+            fused = worker if self.fuse else None
+            rules = RulesService(
+                self.store,
+                buses["rules"],
+                signers["rules"],
+                self._variants(),
+                trust=self.trust,
+                settle=fused,
+            )
+            keys = [signers[r].key_id for r in ("rules", "settlement") if r == "rules" or fused]
+            rl = await rules.loops(subscribe=False)
+            for lp in rl:
+                lp.signing_check = signing_key_check(self.trust, keys)
+            loops += rl
+            self.relays.append(rules.relay)
+        if worker is not None:
+            # in one pass too: it settles the outcome messages an earlier two-stage
+            # deployment left in the stream
             sl = await worker.loop(subscribe=False)
             sl.signing_check = signing_key_check(self.trust, [signers["settlement"].key_id])
             loops.append(sl)

@@ -19,7 +19,7 @@ from croupier.bus import subjects, wire
 from croupier.bus.jetstream import Bus
 from croupier.bus.relay import OutboxRelay
 from croupier.errors import InvalidInput, RuleViolation
-from croupier.events import heads_of, make_event, seal
+from croupier.events import Event, Seal, heads_of, make_event, seal
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
 from croupier.pb.croupier.v1 import settlement_pb2, settlement_pb2_grpc
@@ -62,37 +62,52 @@ class SettlementWorker:
         eng.close_check(state)
         if canonical.dumps(eng.outcome(state), check=False) != last.payload_bytes:
             raise RuleViolation("outcome differs from the replay", reason="outcome_mismatch")
+        return self.settle(eng, state, last, variant, table, m.seals)
+
+    def settle(
+        self,
+        eng: g.Engine[Any],
+        state: Any,
+        outcome: Event,
+        variant: str,
+        table: str,
+        seals: Sequence[Seal],
+    ) -> Work:
+        """The work of settling a replayed hand whose ``hand.outcome`` event is
+        ``outcome``: the signed ``hand.settled`` after it, and the ``settled`` message.
+        ``seals`` are the message's, the dealer's among them dating the hand's close."""
         hs = settle_state(eng, state)
         ev = make_event(
-            first.stream,
-            last.seq + 1,
+            outcome.stream,
+            outcome.seq + 1,
             g.HAND_SETTLED,
             self.signer.producer,
             self.signer.key_id,
-            last.hash,
+            outcome.hash,
             hs.settled_payload(),
         )
-        closed_at = max(
-            (s.sealed_at_ms for s in m.seals if s.producer == "dealer"), default=now_ms()
-        )
+        closed_at = max((s.sealed_at_ms for s in seals if s.producer == "dealer"), default=now_ms())
         return Work(
             events=[ev],
             publish=(
                 subjects.subject("settled", variant, table),
                 "settled",
-                [last, ev],
+                [outcome, ev],
                 [],
-                f"settled:{first.stream}",
+                f"settled:{outcome.stream}",
             ),
             after_commit=self._count,
             extra={"hs": hs, "table": table, "closed_at": closed_at},
         )
 
-    def commit(self, tx: Any, works: Sequence[Work]) -> None:
+    def commit(self, tx: Any, works: Sequence[Work], prior: Sequence[Seal] = ()) -> None:
+        """Append the batch's events (``hand.settled`` last in each work; in the one-pass
+        stage the rule service's ``hand.outcome`` before it, covered by a seal of
+        ``prior``) under one seal of its own, post the ledger and store the records."""
         events = [e for w in works for e in w.events]
         at = now_ms()
-        s = seal(self.signer, heads_of(events), at)
-        tx.append(events, [s])
+        s = seal(self.signer, heads_of([w.events[-1] for w in works]), at)
+        tx.append(events, [*prior, s])
         # One lookup, one ledger insert and one settlements insert for the whole
         # batch; each is idempotent on the hand id, so a redelivered hand (in this batch
         # or an earlier one) settles exactly once. If the batch is refused, the consumer

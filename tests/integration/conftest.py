@@ -106,7 +106,9 @@ async def cluster_factory(
 ) -> AsyncIterator[ClusterFactory]:
     built: list[Cluster] = []
 
-    async def make(*, consumers: bool = True, variants: Sequence[str] = (VARIANT,)) -> Cluster:
+    async def make(
+        *, consumers: bool = True, variants: Sequence[str] = (VARIANT,), one_pass: bool = False
+    ) -> Cluster:
         assert not built, "one cluster per test (they would share the stream)"
         c = await build_cluster(
             mode,
@@ -115,6 +117,7 @@ async def cluster_factory(
             consumers=consumers,
             keys_dir=tmp_path / "keys",
             variants=variants,
+            one_pass=one_pass,
         )
         built.append(c)
         return c

@@ -410,7 +410,10 @@ async def build_cluster(
     consumers: bool,
     keys_dir: Path,
     variants: Sequence[str] = (VARIANT,),
+    one_pass: bool = False,
 ) -> Cluster:
+    """``one_pass``: the rule service's loops also settle (``croupier serve
+    rules-settlement``); the settlement loop is there for outcome messages as a node's."""
     store = database.open()
     init_keys(keys_dir)  # each service loads only its own key; here all run in one process
     trust = TrustedKeys.from_dir(keys_dir)
@@ -424,9 +427,16 @@ async def build_cluster(
     core = DealerCore(
         Dealer(signers["dealer"], signers["gateway"], clock_ms=now_ms), store, bus, seed_box=box
     )
-    rules = RulesService(store, bus, signers["rules"], list(variants), trust=trust)
-    rules_loops = await rules.loops()
     worker = SettlementWorker(store, bus, signers["settlement"], trust=trust)
+    rules = RulesService(
+        store,
+        bus,
+        signers["rules"],
+        list(variants),
+        trust=trust,
+        settle=worker if one_pass else None,
+    )
+    rules_loops = await rules.loops()
     settlement_loop = await worker.loop()
     server, port, channel, auditor_channel, gateway_channel = await serve_gateway(
         store, core, auth, trust
