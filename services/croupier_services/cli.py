@@ -134,7 +134,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
         grpc_port=s.grpc_port,
         metrics_port=s.metrics_port,
         rule_variants=a.variant or (),
-        fuse=role == "rules-settlement",
+        fuse=role in ("rules-settlement", "all"),  # all: one process holds every key
         auth=s.auth,
         viewer_port=_viewer_port() if "audit" in roles else 0,
         stream=s.stream,
@@ -799,7 +799,7 @@ def parser() -> argparse.ArgumentParser:
         "role",
         choices=["dealer", "rules", "settlement", "rules-settlement", "audit", "log", "all"],
         help="the service to run (rules-settlement: both in one pass, one replay a hand; "
-        "all: every one in this process, development keys)",
+        "all: every one in this process, rules and settlement in one pass, development keys)",
     )
     s.add_argument("--variant", action="append", help="rules: serve this variant (repeat)")
     s.add_argument("--embedded-nats", action="store_true", help="start a nats-server here")

@@ -350,6 +350,7 @@ async def run_demo(
         grpc_port=0,
         metrics_port=metrics_port,
         rule_variants=games,
+        fuse=True,  # rules and settlement in one pass: one process holds every key here
         auth=AuthSettings.from_env(str(auth_dir.root)),
         # --keep-running: the replay viewer too (CROUPIER_VIEWER_PORT, else a free port)
         viewer_port=config.VIEWER_PORT.or_(free_port()) if keep_running else 0,
