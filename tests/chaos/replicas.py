@@ -4,7 +4,8 @@
 replicas ``dealer-a`` and ``dealer-b`` (``CROUPIER_DEALER_ID``, ``CROUPIER_DEALER_ADDRESS``
 and a short ``CROUPIER_LEASE_TTL_MS``), one rules replica and settlement — or, with
 ``rules_replicas`` / ``settlement_replicas`` above one, ``rules-a``, ``rules-b``, ... and
-``settlement-a``, ... sharing their durable consumers — over an embedded nats-server
+``settlement-a``, ... sharing their durable consumers; with ``one_pass_replicas``, that
+many ``croupier serve rules-settlement`` processes instead — over an embedded nats-server
 (with ``nats_nodes`` 3, the drills' 3-node JetStream cluster and the stream at R3) and
 one store (SQLite in the drill's directory; the machine's PostgreSQL in a database of
 its own when ``CROUPIER_TEST_DATABASE_URL`` is set).
@@ -71,6 +72,9 @@ class ReplicaCluster:
     nats_nodes: int = 1
     rules_replicas: int = 1
     settlement_replicas: int = 1
+    one_pass_replicas: int = 0
+    """Above 0: that many ``rules-settlement`` processes (``stage``, or ``stage-a``, ...)
+    in place of the rules and settlement replicas."""
     extra_env: dict[str, str] = field(default_factory=dict)
     """Settings of every service process (``CROUPIER_CONSUMER_ACK_WAIT_S``, say)."""
     nats: EmbeddedNats | EmbeddedCluster | None = None
@@ -111,10 +115,16 @@ class ReplicaCluster:
                 CROUPIER_LEASE_TTL_MS=str(self.ttl_ms),
             )
             self.add(name, "dealer", gport, mport, extra)
-        for name in replica_names("rules", self.rules_replicas):
-            self.add(name, "rules", 0, self.port(), {}, ("--variant", VARIANT))
-        for name in replica_names("settlement", self.settlement_replicas):
-            self.add(name, "settlement", self.port(), self.port(), {})
+        if self.one_pass_replicas:
+            for name in replica_names("stage", self.one_pass_replicas):
+                self.add(
+                    name, "rules-settlement", self.port(), self.port(), {}, ("--variant", VARIANT)
+                )
+        else:
+            for name in replica_names("rules", self.rules_replicas):
+                self.add(name, "rules", 0, self.port(), {}, ("--variant", VARIANT))
+            for name in replica_names("settlement", self.settlement_replicas):
+                self.add(name, "settlement", self.port(), self.port(), {})
         self.wait_ready(list(self.procs))
 
     def add(
