@@ -423,7 +423,8 @@ class Node:
                 trust=self.trust,
                 settle=fused,
             )
-            keys = [signers[r].key_id for r in ("rules", "settlement") if r == "rules" or fused]
+            # in one pass the loops sign with both keys: either revoked stops them
+            keys = [signers["rules"].key_id] + ([signers["settlement"].key_id] if fused else [])
             rl = await rules.loops(subscribe=False)
             for lp in rl:
                 lp.signing_check = signing_key_check(self.trust, keys)

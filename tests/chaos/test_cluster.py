@@ -191,6 +191,33 @@ def settled(c: ReplicaCluster) -> int:
     return c.counts()["settled"]
 
 
+async def settled_once(
+    c: ReplicaCluster, hands: list[str], again: tuple[str, ...], t_start: float
+) -> dict[str, int]:
+    """Once ``hands`` are settled, ten messages of each kind of ``again`` are published
+    again (work already done); when the consumers have taken everything, each hand must
+    be settled exactly once (no second outcome, settlement or ledger transaction), the
+    ledger zero-sum and every outbox drained. Returns the store's counts."""
+    await asyncio.to_thread(c.wait_settled, 60)
+    copies = await republish(c, again, 10)
+    assert copies == 10 * len(again)
+    await wait_consumed(c, 60)
+    counts = await asyncio.to_thread(c.counts)
+    print(f"{len(hands)} hands in {time.monotonic() - t_start:.1f} s; {counts}")
+    # nothing stuck: every message committed to an outbox reaches the stream
+    await wait_until(
+        "outbox drained",
+        lambda: not c.query("SELECT producer, count(*) FROM outbox GROUP BY producer"),
+    )
+    assert counts["closed"] == len(hands) == counts["settled"] == counts["closed_events"]
+    assert counts["double_outcomes"] == counts["double_settled"] == 0, counts
+    assert counts["double_ledger"] == 0 and counts["single_ledger"] == len(hands), counts
+    assert counts["ledger_sum"] == 0 and counts["unbalanced_tx"] == 0, counts
+    per_hand = dict(c.query("SELECT hand_id, count(*) FROM settlements GROUP BY hand_id"))
+    assert per_hand == dict.fromkeys(hands, 1)
+    return counts
+
+
 async def test_replicas_of_every_service_survive_their_faults(cluster: ReplicaCluster) -> None:
     c = cluster
     assert isinstance(c.nats, EmbeddedCluster)
@@ -253,23 +280,8 @@ async def test_replicas_of_every_service_survive_their_faults(cluster: ReplicaCl
         await c.close_channels()
 
     hands = [h for hs in g.played.values() for h in hs] + kill_hands
-    await asyncio.to_thread(c.wait_settled, 60)
     # 4. work already done, delivered again; then nothing left for either consumer
-    copies = await republish(c, ("hand", "outcome"), 10)
-    print(f"{copies} copies of hands and outcomes published")
-    await wait_consumed(c, 60)
-    counts = await asyncio.to_thread(c.counts)
-    print(f"{len(hands)} hands in {time.monotonic() - t_start:.1f} s; {counts}")
-    # nothing stuck: every message committed to an outbox reaches the stream
-    await wait_until(
-        "outbox drained",
-        lambda: not c.query("SELECT producer, count(*) FROM outbox GROUP BY producer"),
-    )
-    assert counts["closed"] == len(hands) == counts["settled"] == counts["closed_events"]
-    assert counts["double_outcomes"] == counts["double_settled"] == 0, counts
-    assert counts["ledger_sum"] == 0 and counts["unbalanced_tx"] == 0, counts
-    per_hand = dict(c.query("SELECT hand_id, count(*) FROM settlements GROUP BY hand_id"))
-    assert per_hand == dict.fromkeys(hands, 1)
+    counts = await settled_once(c, hands, ("hand", "outcome"), t_start)
     per_hand_tx = dict(
         c.query(
             "SELECT hand_id, count(*) FROM ledger_transactions WHERE kind = 'settle' "

@@ -15,10 +15,12 @@ import contextlib
 import hashlib
 import json
 import os
+import random
 import shutil
 import tempfile
 import time
 import uuid
+from collections import defaultdict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +53,8 @@ from croupier_services.audit import Auditor, AuditServicer
 from croupier_services.config import AuthSettings
 from croupier_services.consumer import ConsumerLoop
 from croupier_services.dealer import DealerCore, GatewayServicer
+from croupier_services.demo import GrpcTables, Progress, Refusals, play_table
+from croupier_services.gateway_client import GatewayClient
 from croupier_services.grpc_util import add_health_and_reflection, bind, make_server
 from croupier_services.keys import TRUST_ROOT_FILE, TrustedKeys, init_keys, key_path
 from croupier_services.rules import RulesService
@@ -279,6 +283,22 @@ class Cluster:
             )
         await self.gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=h.hand_id))
         return h.hand_id
+
+
+async def play_variants(c: Cluster, games: Sequence[str], hands: int, seed: int) -> None:
+    """The demo's players play ``hands`` hands of each of ``games`` at a table of its own
+    through the gateway's gRPC API (bets, decisions, timeouts); none refused."""
+    rng = random.Random(seed)
+    staked: dict[str, int] = defaultdict(int)
+    progress = Progress(hands * len(games), "")
+    tables, refused = GrpcTables(GatewayClient(c.gw)), Refusals()
+    for v in games:
+        table = unique_table(v.replace(".", "_")[:20])
+        played = await play_table(
+            tables, v, table, 4, hands, random.Random(rng.random()), progress, staked, refused
+        )
+        assert len(played) == hands, (v, refused.first)
+    assert refused.tables_stopped == 0, refused.first
 
 
 def seat_entries(table: str, n: int) -> list[gateway_pb2.SeatEntry]:

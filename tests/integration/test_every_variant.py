@@ -5,17 +5,14 @@ each variant and settlement consume them, and the auditor passes every hand."""
 
 from __future__ import annotations
 
-import random
 from collections import defaultdict
 
 import pytest
 
 from croupier.games.registry import variants
 from croupier.pb.croupier.v1 import audit_pb2
-from croupier_services.demo import GrpcTables, Progress, Refusals, play_table
-from croupier_services.gateway_client import GatewayClient
 
-from .harness import ClusterFactory, unique_table
+from .harness import ClusterFactory, play_variants
 
 pytestmark = pytest.mark.integration
 
@@ -26,17 +23,7 @@ async def test_every_variant_through_the_cluster(cluster_factory: ClusterFactory
     games = variants()
     assert len(games) == 30
     c = await cluster_factory(variants=games)
-    rng = random.Random(30)
-    staked: dict[str, int] = defaultdict(int)
-    progress = Progress(HANDS * len(games), "")
-    tables, refused = GrpcTables(GatewayClient(c.gw)), Refusals()
-    for v in games:
-        table = unique_table(v.replace(".", "_")[:20])
-        played = await play_table(
-            tables, v, table, 4, HANDS, random.Random(rng.random()), progress, staked, refused
-        )
-        assert len(played) == HANDS, (v, refused.first)
-    assert refused.tables_stopped == 0, refused.first
+    await play_variants(c, games, HANDS, seed=30)
     # every mutating call the players made carried a request id, stored with its effect
     assert c.store.count_requests() >= len(games) * (2 + 2 * HANDS)
     await c.wait_settled(HANDS * len(games), timeout_s=120)

@@ -9,8 +9,6 @@ stage stops taking work when either of its two keys is revoked."""
 
 from __future__ import annotations
 
-import random
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -23,8 +21,6 @@ from croupier.games.registry import variants
 from croupier.pb.croupier.v1 import audit_pb2, gateway_pb2
 from croupier_services import keys as k
 from croupier_services.consumer import IntegrityChecker
-from croupier_services.demo import GrpcTables, Progress, Refusals, play_table
-from croupier_services.gateway_client import GatewayClient
 from croupier_services.rules import RulesService
 from croupier_services.settlement import SettlementWorker
 
@@ -34,8 +30,8 @@ from .harness import (
     FakeMsg,
     all_stream_messages,
     metric,
+    play_variants,
     subject_counts,
-    unique_table,
     wait_subjects,
 )
 from .test_healing import deal, node, until
@@ -50,16 +46,7 @@ async def test_one_pass_gives_the_two_stages_results_byte_for_byte_in_every_vari
 ) -> None:
     games = variants()
     c = await cluster_factory(variants=games)  # two stages, as deployed by default
-    rng = random.Random(31)
-    staked: dict[str, int] = defaultdict(int)
-    progress = Progress(HANDS * len(games), "")
-    tables, refused = GrpcTables(GatewayClient(c.gw)), Refusals()
-    for v in games:
-        table = unique_table(v.replace(".", "_")[:20])
-        played = await play_table(
-            tables, v, table, 4, HANDS, random.Random(rng.random()), progress, staked, refused
-        )
-        assert len(played) == HANDS, (v, refused.first)
+    await play_variants(c, games, HANDS, seed=31)
     await c.wait_settled(HANDS * len(games), timeout_s=120)
 
     # the same hand messages, through the one-pass handler (nothing committed)
