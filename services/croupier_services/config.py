@@ -423,7 +423,7 @@ NATS_PASSWORDS = {
         secret=True,
         group="deploy",
     )
-    for user in ("dealer", "rules", "settlement", "audit", "provision")
+    for user in ("dealer", "rules", "settlement", "rules_settlement", "audit", "provision")
 }
 IMAGE = _s("CROUPIER_IMAGE", "croupier:dev", "docker compose: the image to run", group="deploy")
 # tests and benchmarks

@@ -136,14 +136,79 @@ async def test_each_service_does_its_job_and_rules_cannot_forge_or_delete(
             await b.close()
 
 
+async def test_the_one_pass_user_has_exactly_the_rules_and_settlement_users_rights(
+    secured: tuple[EmbeddedNats, dict[str, str]],
+) -> None:
+    """``rules_settlement`` (``croupier serve rules-settlement``): it pulls the rules'
+    and settlement's durable consumers and publishes outcomes and settlements; it cannot
+    publish a hand or manage the stream."""
+    server, pw = secured
+    prov = await Bus.connect(url(server, pw, "provision"), tls=tls())
+    await prov.provision(
+        [
+            *((rules_durable(v), subjects.filter_for("hand", v)) for v in VARIANTS),
+            ("settlement", subjects.filter_for("outcome")),
+        ]
+    )
+    dealer = await Bus.connect(url(server, pw, "dealer"), tls=tls())
+    stage = await Bus.connect(url(server, pw, "rules_settlement"), tls=tls())
+    errors: list[str] = []
+
+    async def on_error(e: Exception) -> None:
+        errors.append(str(e))
+
+    raw = await nats.connect(
+        url(server, pw, "rules_settlement"),
+        tls=tls(),
+        error_cb=on_error,
+        max_reconnect_attempts=0,
+    )
+    try:
+        assert await stage.ensure_stream() == []
+        assert await dealer.publish(subjects.subject("hand", "baccarat", "t1"), b"h", "hand:h1")
+        rc = await stage.consumer(
+            rules_durable("baccarat"), subjects.filter_for("hand", "baccarat")
+        )
+        (msg,) = await rc.fetch(1, timeout_s=5)
+        assert msg.data == b"h"
+        await msg.ack()
+        assert await stage.publish(subjects.subject("outcome", "baccarat", "t1"), b"o", "o:h1")
+        sc = await stage.consumer("settlement", subjects.filter_for("outcome"))
+        (out,) = await sc.fetch(1, timeout_s=5)
+        assert out.data == b"o"
+        await out.ack()
+        assert await stage.publish(subjects.subject("settled", "baccarat", "t1"), b"s", "s:h1")
+        before = (await prov.js.stream_info(subjects.STREAM)).state.messages
+        with pytest.raises((NatsTimeout, NoRespondersError, TimeoutError)):
+            await raw.jetstream(timeout=1).publish(
+                subjects.subject("hand", "baccarat", "t1"), b"forged"
+            )
+        with pytest.raises((NatsTimeout, NoRespondersError, TimeoutError)):
+            await raw.jetstream(timeout=1).delete_stream(subjects.STREAM)
+        await asyncio.sleep(0.2)
+        violations = [e.lower() for e in errors if "permissions violation" in e.lower()]
+        for refused in ("croupier.hand.baccarat.t1", "$js.api.stream.delete.croupier"):
+            assert any(refused in e for e in violations), (refused, errors)
+        assert (await prov.js.stream_info(subjects.STREAM)).state.messages == before
+    finally:
+        await raw.close()
+        for b in (dealer, stage, prov):
+            await b.close()
+
+
 async def test_wrong_password_and_plain_text_are_refused(
     secured: tuple[EmbeddedNats, dict[str, str]],
 ) -> None:
     server, pw = secured
     bad = {**pw, "rules": "not-the-password"}
     with pytest.raises(Exception) as e:
-        await nats.connect(url(server, bad, "rules"), tls=tls(), max_reconnect_attempts=0,
-                           allow_reconnect=False, connect_timeout=2)
+        await nats.connect(
+            url(server, bad, "rules"),
+            tls=tls(),
+            max_reconnect_attempts=0,
+            allow_reconnect=False,
+            connect_timeout=2,
+        )
     assert "authorization" in str(e.value).lower()
     with pytest.raises(Exception):  # noqa: B017 - any refusal: TLS is required
         await nats.connect(

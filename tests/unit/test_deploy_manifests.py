@@ -75,7 +75,7 @@ def test_nats_configuration_passes_the_servers_own_check(
 
 
 def _users(auth_conf: Path) -> list[str]:
-    return re.findall(r'user: "([a-z]+)"', auth_conf.read_text(encoding="utf-8"))
+    return re.findall(r'user: "([a-z_]+)"', auth_conf.read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize(
@@ -86,7 +86,7 @@ def test_the_shipped_nats_users_are_the_generated_ones(conf: Path) -> None:
     passwords from the environment (regenerate with ``croupier nats config``)."""
     shipped = (conf / "nats" / "auth.conf").read_text(encoding="utf-8")
     users = _users(conf / "nats" / "auth.conf")
-    assert set(users) == {"dealer", "rules", "settlement", "audit", "provision"}
+    assert set(users) == {"dealer", "rules", "settlement", "rules_settlement", "audit", "provision"}
     block = authorization_block(
         list(variants()), {u: f"$CROUPIER_NATS_{u.upper()}_PASSWORD" for u in users}
     )

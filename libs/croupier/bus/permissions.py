@@ -8,8 +8,12 @@ Each service connects as its own user and may publish only what it produces:
 | ``dealer`` | ``croupier.hand.>``, ``croupier.shoe.>`` | — |
 | ``rules`` | ``croupier.outcome.>`` | ``rules_<variant>`` |
 | ``settlement`` | ``croupier.settled.>`` | ``settlement`` |
+| ``rules_settlement`` | both of the above | both of the above |
 | ``audit`` | — | — (reads SQL) |
 | ``provision`` | the JetStream API | — |
+
+``rules_settlement`` is for ``croupier serve rules-settlement`` (the two services in one
+pass, one process): exactly the union of the rules and settlement users' rights.
 
 Only ``provision`` may use the JetStream management API (create, update or delete a
 stream or a consumer): ``croupier nats provision`` creates the ``CROUPIER`` stream and
@@ -29,7 +33,7 @@ from dataclasses import dataclass
 
 from croupier.bus import subjects
 
-SERVICES = ("dealer", "rules", "settlement", "audit", "provision")
+SERVICES = ("dealer", "rules", "settlement", "rules_settlement", "audit", "provision")
 INBOX = "_INBOX.>"
 
 
@@ -60,10 +64,16 @@ def users(variants: Iterable[str]) -> list[NatsUser]:
     p, s = subjects.PREFIX, subjects.STREAM
     info = f"$JS.API.STREAM.INFO.{s}"
     rules_pull = tuple(x for v in sorted(variants) for x in _pull(rules_durable(v)))
+    rules = NatsUser("rules", (f"{p}.outcome.>", info, *rules_pull), (INBOX,))
+    settlement = NatsUser(
+        "settlement", (f"{p}.settled.>", info, *_pull(SETTLEMENT_DURABLE)), (INBOX,)
+    )
+    both = tuple(dict.fromkeys([*rules.publish, *settlement.publish]))
     return [
         NatsUser("dealer", (f"{p}.hand.>", f"{p}.shoe.>", info), (INBOX,)),
-        NatsUser("rules", (f"{p}.outcome.>", info, *rules_pull), (INBOX,)),
-        NatsUser("settlement", (f"{p}.settled.>", info, *_pull(SETTLEMENT_DURABLE)), (INBOX,)),
+        rules,
+        settlement,
+        NatsUser("rules_settlement", both, (INBOX,)),
         NatsUser("audit", (info,), (INBOX,)),
         NatsUser("provision", ("$JS.API.>",), (INBOX,)),
     ]
