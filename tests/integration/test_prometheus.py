@@ -195,7 +195,14 @@ def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         urls = work / "demo" / "auth" / "nats-urls"
         assert urls.stat().st_mode & 0o777 == 0o600
         users = dict(line.split(" ", 1) for line in urls.read_text().splitlines())
-        assert set(users) == {"dealer", "rules", "settlement", "audit", "provision"}
+        assert set(users) == {
+            "dealer",
+            "rules",
+            "settlement",
+            "rules_settlement",
+            "audit",
+            "provision",
+        }
         assert all(
             u.startswith(("nats://", "tls://")) and "@127.0.0.1:" in u for u in users.values()
         )
