@@ -52,10 +52,8 @@ def url(server: EmbeddedNats, passwords: dict[str, str], user: str) -> str:
     return f"tls://{user}:{passwords[user]}@127.0.0.1:{server.port}"
 
 
-async def test_each_service_does_its_job_and_rules_cannot_forge_or_delete(
-    secured: tuple[EmbeddedNats, dict[str, str]],
-) -> None:
-    server, pw = secured
+async def provisioned(server: EmbeddedNats, pw: dict[str, str]) -> Bus:
+    """The provision user's connection, the stream and every durable consumer made."""
     prov = await Bus.connect(url(server, pw, "provision"), tls=tls())
     await prov.provision(
         [
@@ -63,6 +61,14 @@ async def test_each_service_does_its_job_and_rules_cannot_forge_or_delete(
             ("settlement", subjects.filter_for("outcome")),
         ]
     )
+    return prov
+
+
+async def test_each_service_does_its_job_and_rules_cannot_forge_or_delete(
+    secured: tuple[EmbeddedNats, dict[str, str]],
+) -> None:
+    server, pw = secured
+    prov = await provisioned(server, pw)
     dealer = await Bus.connect(url(server, pw, "dealer"), tls=tls())
     rules = await Bus.connect(url(server, pw, "rules"), tls=tls())
     settlement = await Bus.connect(url(server, pw, "settlement"), tls=tls())
@@ -143,13 +149,7 @@ async def test_the_one_pass_user_has_exactly_the_rules_and_settlement_users_righ
     and settlement's durable consumers and publishes outcomes and settlements; it cannot
     publish a hand or manage the stream."""
     server, pw = secured
-    prov = await Bus.connect(url(server, pw, "provision"), tls=tls())
-    await prov.provision(
-        [
-            *((rules_durable(v), subjects.filter_for("hand", v)) for v in VARIANTS),
-            ("settlement", subjects.filter_for("outcome")),
-        ]
-    )
+    prov = await provisioned(server, pw)
     dealer = await Bus.connect(url(server, pw, "dealer"), tls=tls())
     stage = await Bus.connect(url(server, pw, "rules_settlement"), tls=tls())
     errors: list[str] = []
