@@ -315,30 +315,25 @@ def _ready(port: int) -> bool:
         return False
 
 
-def _consumed(port: int) -> float:
-    """``croupier_events_consumed_total`` of the service whose metrics are at ``port``."""
+def _metric(port: int, prefix: str) -> float:
+    """The sum of the samples starting with ``prefix`` that the service whose metrics
+    are at ``port`` exports now."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
         text = r.read().decode()
     return sum(
-        float(line.rsplit(" ", 1)[1])
-        for line in text.splitlines()
-        if line.startswith("croupier_events_consumed_total{")
+        float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(prefix)
     )
+
+
+def _consumed(port: int) -> float:
+    """``croupier_events_consumed_total`` of the service whose metrics are at ``port``."""
+    return _metric(port, "croupier_events_consumed_total{")
 
 
 def _settled(ports: list[int]) -> float:
     """The baccarat hands the processes with these metrics ports settled since they
     started (``croupier_hands_settled_total``, each hand counted once)."""
-    total = 0.0
-    for port in ports:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
-            text = r.read().decode()
-        total += sum(
-            float(line.rsplit(" ", 1)[1])
-            for line in text.splitlines()
-            if line.startswith('croupier_hands_settled_total{variant="baccarat"}')
-        )
-    return total
+    return sum(_metric(p, 'croupier_hands_settled_total{variant="baccarat"}') for p in ports)
 
 
 def audit(db_url: str, hands: int, keys: str, tables: int) -> float:
