@@ -736,11 +736,32 @@ def _stream_rows(
     return out
 
 
+def _unregistered(
+    log_streams: Sequence[str],
+    rows: Mapping[str, tuple[str, str, str, str | None]],
+    hands: Sequence[HandFacts],
+) -> list[Finding]:
+    """Streams with events in the log and no ``streams`` row. The table carries no
+    foreign key (migration 0014: its one writer checks the registration); a hand's
+    missing row is already a ``stream_row_mismatch``."""
+    known = {h.hand_id for h in hands}
+    return [
+        Finding(
+            "stream_unregistered",
+            f"stream {s}: the log holds its events, the streams table does not register it",
+            stream=s,
+        )
+        for s in log_streams
+        if s not in rows and s not in known
+    ]
+
+
 def reconcile(
     hands: Sequence[HandFacts],
     shoes: Mapping[str, ShoeFacts],
     *,
     rows: Mapping[str, tuple[str, str, str, str | None]] | None = None,
+    log_streams: Sequence[str] | None = None,
     ledger: Sequence[LedgerFact] = (),
     settlement_tx: Mapping[str, int] | None = None,
     balances: Mapping[str, int] | None = None,
@@ -748,10 +769,13 @@ def reconcile(
 ) -> list[Finding]:
     """The checks across hands. ``whole``: the facts are the entire log (hand numbers
     start at 1, the ledger must sum to zero, balances are compared); otherwise a range,
-    checked within itself. Pure."""
+    checked within itself. ``log_streams``: every stream with events in the log, each
+    checked to have a ``rows`` entry. Pure."""
     out = _table_order(hands, whole) + _shoe_sequence(hands, shoes, whole)
     if rows is not None:
         out += _stream_rows(hands, rows)
+        if log_streams is not None:
+            out += _unregistered(log_streams, rows, hands)
     out += _ledger(hands, ledger, settlement_tx or {}, whole)
     if balances is not None:
         out += _balances(hands, balances)

@@ -296,8 +296,9 @@ class Auditor:
         whole = since_ms is None and until_ms is None
         out = LogAudit(whole=whole)
         facts = Facts()
+        log_streams: list[str] | None = None
         if whole:
-            ids = self._all_hands_from_the_log()
+            ids, log_streams = self._streams_of_the_log()
             self._check_tlog(out, log_key, held)
         else:
             ids = list(self.hand_ids(since_ms=since_ms, until_ms=until_ms))
@@ -314,6 +315,7 @@ class Auditor:
             facts.hands,
             facts.shoes,
             rows=rows,
+            log_streams=log_streams,
             ledger=ledger,
             settlement_tx=settled,
             balances=self.store.balances() if whole else None,
@@ -323,15 +325,17 @@ class Auditor:
             out.findings += totals_mismatches(self.store.balances(), self.store.summed_balances())
         return out
 
-    def _all_hands_from_the_log(self) -> list[str]:
+    def _streams_of_the_log(self) -> tuple[list[str], list[str]]:
         """Every hand, found by its signed opening event (not by the ``streams``
-        table, which a database user can edit)."""
-        out: list[str] = []
+        table, which a database user can edit), and every stream the log holds."""
+        hands: list[str] = []
+        streams: list[str] = []
         after: str | None = None
         while page := self.store.first_events(after, 1000):
-            out += [e.stream for e in page if e.type == g.HAND_OPENED]
+            hands += [e.stream for e in page if e.type == g.HAND_OPENED]
+            streams += [e.stream for e in page]
             after = page[-1].stream
-        return out
+        return hands, streams
 
     def _stream_rows(self) -> dict[str, tuple[str, str, str, str | None]]:
         rows: dict[str, tuple[str, str, str, str | None]] = {}

@@ -106,7 +106,11 @@ async def test_0002_fills_the_registry_from_an_old_log(
     with old_engine.connect() as c:
         missing = c.execute(
             sa.select(sa.func.count())
-            .select_from(schema.events.join(schema.streams))
+            .select_from(
+                schema.events.join(
+                    schema.streams, schema.streams.c.stream_id == schema.events.c.stream_id
+                )
+            )
             .where(
                 sa.or_(
                     schema.events.c.table_id.is_(None),

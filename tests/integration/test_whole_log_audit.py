@@ -303,6 +303,37 @@ async def test_a_hand_hidden_by_editing_streams_is_named(
     assert doc["totals"]["hands"] == 4
 
 
+async def test_events_of_a_stream_nobody_registered_are_named(cluster: Cluster) -> None:
+    """``events`` carries no foreign key to ``streams`` (migration 0014): a row written
+    past the recorder for a stream the table does not register is stored, and the
+    whole-log audit names its stream; the hands around it still pass."""
+    c = cluster
+    await _history(c, n=2)
+    sig = c.signers["dealer"]
+    ghost = make_event("ghost-stream", 0, g.SHOE_OPENED, sig.producer, sig.key_id, b"\0" * 32, {})
+    with c.store.engine.begin() as conn:  # a plain INSERT: no trigger or key refuses it
+        conn.execute(
+            sa.text(
+                "INSERT INTO events (stream_id, seq, type, producer, key_id, prev_hash, hash, "
+                "payload, table_id) VALUES (:s, 0, :t, :p, :k, :ph, :h, :pl, 'nowhere')"
+            ),
+            {
+                "s": ghost.stream,
+                "t": ghost.type,
+                "p": ghost.producer,
+                "k": ghost.key_id,
+                "ph": ghost.prev_hash,
+                "h": ghost.hash,
+                "pl": b"{}",
+            },
+        )
+    la = _audit(c)
+    named = _named(la, "stream_unregistered")
+    assert [f.stream for f in named] == ["ghost-stream"], la.to_json_dict()
+    assert [f.reason for f in la.findings] == ["stream_unregistered"]
+    assert la.counts["fail"] == 0 and la.counts["pass"] == 2
+
+
 async def test_a_players_client_seed_through_the_gateway(cluster_factory: Any) -> None:
     """The gateway passes the player's own client seed with the bet; the hand settles
     and audits PASS with the order drawn from it; a shoe game refuses one."""
