@@ -51,3 +51,25 @@ def test_rows_read_back_as_sqlalchemy_wrote_them(engine: sa.Engine) -> None:
     with pytest.raises(sa.exc.IntegrityError), engine.begin() as c:
         db.insert_rows(c, ROWS, rows[:1])  # a duplicate key is the database's error
     assert _read(engine, 0, 99) == rows
+
+
+def test_a_batch_refused_in_a_savepoint_leaves_the_transaction_usable(engine: sa.Engine) -> None:
+    """A batch (on PostgreSQL a ``COPY``: :data:`db.COPY_MIN_ROWS` rows or more) with a
+    duplicate key raises ``IntegrityError`` and writes none of its rows; the transaction
+    around the savepoint goes on, as the recorders' retry relies on. On PostgreSQL a
+    value too long for its column is the database's ``DataError``."""
+    META.create_all(engine)
+    rows = [{"id": i, "big": i, "name": f"n{i}", "blob": b"x", "text": "t"} for i in range(6)]
+    assert len(rows) >= db.COPY_MIN_ROWS
+    with engine.begin() as c:
+        db.insert_rows(c, ROWS, rows[:3])
+        with pytest.raises(sa.exc.IntegrityError), c.begin_nested():
+            db.insert_rows(c, ROWS, rows[2:])  # rows[2] is stored already
+        db.insert_rows(c, ROWS, rows[3:])  # the same transaction, after the savepoint
+    assert _read(engine, 0, 99) == rows
+    if engine.dialect.name == "postgresql":
+        assert (ROWS.name, tuple(rows[0])) in db._PG_COPIES  # the batches went in by COPY
+        long = [{**r, "id": r["id"] + 10, "name": "x" * 21} for r in rows]
+        with pytest.raises(sa.exc.DataError), engine.begin() as c:
+            db.insert_rows(c, ROWS, long)
+        assert _read(engine, 0, 99) == rows

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, TypeAlias, TypeVar, cast
 
 import sqlalchemy as sa
 from alembic import command
@@ -246,6 +246,19 @@ coerced value by value on every call (~1 ms for two short lookups here; the rend
 SQL and its plan are the same)."""
 
 
+COPY_MIN_ROWS = 4
+"""On PostgreSQL, a batch of at least this many rows goes in as one binary ``COPY``."""
+
+_COPY_TYPES: tuple[tuple[type[sa.types.TypeEngine[Any]], str], ...] = (
+    (sa.LargeBinary, "bytea"),
+    (sa.BigInteger, "int8"),
+    (sa.SmallInteger, "int2"),
+    (sa.Integer, "int4"),
+    (sa.String, "text"),  # Text too; varchar(n) takes text's binary form, its length checked
+)
+_PG_COPIES: dict[tuple[str, tuple[str, ...]], tuple[str, list[str]] | None] = {}
+
+
 def insert_rows(conn: Connection, table: sa.Table, rows: Sequence[Mapping[str, Any]]) -> None:
     """Insert ``rows`` (mappings with the same keys, in the same order) into ``table``.
 
@@ -253,17 +266,76 @@ def insert_rows(conn: Connection, table: sa.Table, rows: Sequence[Mapping[str, A
     built once per table and column set: SQLAlchemy's compile and per-row parameter
     building were a third of the dealer's commit. That path is taken only when no column
     of the set converts its values on the way in (a bind processor), so what reaches the
-    driver is what SQLAlchemy would have sent. On PostgreSQL SQLAlchemy's insert is used
-    (psycopg's pipelined ``executemany``: multi-row ``INSERT … VALUES`` statements built
-    here measured no less server CPU per hand and more in the client)."""
+    driver is what SQLAlchemy would have sent.
+
+    On PostgreSQL :data:`COPY_MIN_ROWS` rows or more go in as one binary ``COPY … FROM
+    STDIN`` on the connection's own transaction: the server then runs no statement per
+    row (its executor set up, planned and finished each time), which took half its CPU
+    for the events of a hand and five sixths of the client's (docs/performance.md, "The
+    server's side of a hand on PostgreSQL"). What the rows hold is the same: columns
+    left out take their server defaults, constraints and triggers apply, and a refused
+    row raises SQLAlchemy's exception for it (``IntegrityError`` for a duplicate) with
+    the transaction's savepoint to roll back to, as an ``INSERT`` does. Fewer rows go
+    through SQLAlchemy's insert (psycopg's pipelined ``executemany``)."""
     if not rows:
         return
     cols = tuple(rows[0])
-    sql = _sqlite_insert(conn, table, cols) if is_sqlite(conn) else None
-    if sql is None:
-        conn.execute(table.insert(), list(rows))
-        return
-    conn.exec_driver_sql(sql, [tuple(r[c] for c in cols) for r in rows])
+    if is_sqlite(conn):
+        sql = _sqlite_insert(conn, table, cols)
+        if sql is not None:
+            conn.exec_driver_sql(sql, [tuple(r[c] for c in cols) for r in rows])
+            return
+    elif len(rows) >= COPY_MIN_ROWS and conn.dialect.name == "postgresql":
+        copy = _pg_copy(conn, table, cols)
+        if copy is not None:
+            _copy_rows(conn, copy, cols, rows)
+            return
+    conn.execute(table.insert(), list(rows))
+
+
+def _pg_copy(
+    conn: Connection, table: sa.Table, cols: tuple[str, ...]
+) -> tuple[str, list[str]] | None:
+    """The ``COPY`` statement and binary types for ``cols`` of ``table``, or ``None``
+    when a column's type is not one :data:`_COPY_TYPES` knows."""
+    key = (table.name, cols)
+    try:
+        return _PG_COPIES[key]
+    except KeyError:
+        pass
+    types: list[str] = []
+    for c in cols:
+        t = table.c[c].type
+        name = next((n for cls, n in _COPY_TYPES if isinstance(t, cls)), None)
+        if name is None:
+            _PG_COPIES[key] = None
+            return None
+        types.append(name)
+    quote = conn.dialect.identifier_preparer.quote
+    sql = (
+        f"COPY {quote(table.name)} ({', '.join(quote(c) for c in cols)}) FROM STDIN (FORMAT BINARY)"
+    )
+    got = _PG_COPIES[key] = (sql, types)
+    return got
+
+
+def _copy_rows(
+    conn: Connection,
+    copy: tuple[str, list[str]],
+    cols: tuple[str, ...],
+    rows: Sequence[Mapping[str, Any]],
+) -> None:
+    import psycopg
+
+    sql, types = copy
+    raw = cast("psycopg.Connection[Any]", conn.connection.dbapi_connection)
+    try:
+        with raw.cursor() as cur, cur.copy(sql) as cp:
+            cp.set_types(types)
+            for r in rows:
+                cp.write_row(tuple(r[c] for c in cols))
+    except psycopg.Error as e:
+        raise sa_exc.DBAPIError.instance(sql, None, e, psycopg.Error) from e
 
 
 def _sqlite_insert(conn: Connection, table: sa.Table, cols: tuple[str, ...]) -> str | None:

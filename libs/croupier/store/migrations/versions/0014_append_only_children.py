@@ -21,9 +21,10 @@ writes. Dropped, the server's CPU per hand fell by ~18 % (docs/performance.md, "
 server's side of a hand on PostgreSQL").
 
 PostgreSQL also compresses values of more than ~2 KB (a seal's entries, an outbox row's
-payload or reference, a settlement record, a large payload) with pglz, ~6 % of its CPU
-per hand; where the server is built with lz4 those columns use it (``SET COMPRESSION
-lz4``: the values written from now on; those stored stay as they are and read as before).
+reference, a settlement record, a large payload) with pglz, ~6 % of its CPU per hand;
+where the server is built with lz4 those columns use it (``SET COMPRESSION lz4``: the
+values written from now on; those stored stay as they are and read as before). An outbox
+row's payload is stored uncompressed already (revision 0011).
 
 PostgreSQL drops the keys in place. SQLite cannot drop a table's constraint: each table
 is rebuilt (Alembic's batch mode, rows and positions kept), with its indexes and
@@ -87,7 +88,6 @@ LZ4_COLUMNS = (
     ("events", "payload"),
     ("seals", "entries"),
     ("settlements", "record"),
-    ("outbox", "payload"),
     ("outbox", "ref"),
     ("dead_letters", "payload"),
 )
