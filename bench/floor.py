@@ -30,6 +30,8 @@ import sqlalchemy as sa
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from nats.js.api import StorageType, StreamConfig
 
+from croupier.store.db import COPY_TYPES  # the column types' binary forms, no logic
+
 STREAM = "CROUPIER"
 
 
@@ -168,15 +170,6 @@ def _database(db_url: str, scratch_dir: str, groups: int, fl: Floor) -> None:
         src.dispose()
 
 
-_COPY_TYPES = (
-    (sa.LargeBinary, "bytea"),
-    (sa.BigInteger, "int8"),
-    (sa.SmallInteger, "int2"),
-    (sa.Integer, "int4"),
-    (sa.String, "text"),
-)
-
-
 def _insert(c: sa.Connection, table: sa.Table, rows: list[dict[str, Any]]) -> None:
     """``rows`` into ``table`` the cheapest way the driver has: SQLite's ``executemany``
     of tuples, PostgreSQL's binary ``COPY`` (what the store does with a batch)."""
@@ -190,7 +183,7 @@ def _insert(c: sa.Connection, table: sa.Table, rows: list[dict[str, Any]]) -> No
             [tuple(r[n] for n in cols) for r in rows],
         )
         return
-    types = [next(n for cls, n in _COPY_TYPES if isinstance(table.c[k].type, cls)) for k in cols]
+    types = [next(n for cls, n in COPY_TYPES if isinstance(table.c[k].type, cls)) for k in cols]
     names = ", ".join(f'"{n}"' for n in cols)
     with (
         raw.cursor() as cur,

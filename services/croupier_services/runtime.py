@@ -26,7 +26,7 @@ from croupier.ownership import Ownership
 from croupier.pb.croupier.v1 import audit_pb2_grpc, gateway_pb2_grpc, settlement_pb2_grpc
 from croupier.signing import Signer
 from croupier.store import EventStore, migrate
-from croupier.store.planner import StatisticsKeeper
+from croupier.store.planner import TableKeeper
 from croupier.upkeep import Trimmer, freeze_startup
 from croupier_services import config, metrics
 from croupier_services.audit import AuditServicer
@@ -318,10 +318,10 @@ class Node:
         return self
 
     async def _keep_statistics(self) -> None:
-        """On PostgreSQL with autovacuum off, the planner's statistics refreshed here
-        (:class:`croupier.store.planner.StatisticsKeeper`)."""
+        """On PostgreSQL with autovacuum off, the planner's statistics refreshed and the
+        dead rows vacuumed here (:class:`croupier.store.planner.TableKeeper`)."""
         assert self.store is not None
-        keeper = StatisticsKeeper(self.store.engine)
+        keeper = TableKeeper(self.store.engine)
         if self.store.engine.dialect.name != "postgresql":
             return
         try:
@@ -332,7 +332,7 @@ class Node:
         if off:
             log.warning(
                 "PostgreSQL's autovacuum is off: this service refreshes the planner's "
-                "statistics of the store's tables itself (every %.0f s)",
+                "statistics of the store's tables and vacuums them itself (every %.0f s)",
                 keeper.every_s,
             )
         await keeper.run(self.stop_event)

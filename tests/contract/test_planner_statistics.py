@@ -1,8 +1,8 @@
-"""The planner's statistics kept by the services where the server does not
-(:class:`croupier.store.planner.StatisticsKeeper`): on PostgreSQL a table changed past
+"""The planner's statistics and the dead rows kept by the services where the server does
+not (:class:`croupier.store.planner.TableKeeper`): on PostgreSQL a table changed past
 autovacuum's threshold is stale until analyzed, the keeper analyzes exactly the stale
-tables of the store's schema (with autovacuum off, or always when told), and on SQLite
-it has nothing to do."""
+tables of the store's schema and vacuums those past autovacuum's vacuum thresholds (with
+autovacuum off, or always when told), and on SQLite it has nothing to do."""
 
 from __future__ import annotations
 
@@ -10,7 +10,14 @@ import time
 
 import sqlalchemy as sa
 
-from croupier.store.planner import ANALYZE_THRESHOLD, StatisticsKeeper, autovacuum_on, stale_tables
+from croupier.store.planner import (
+    ANALYZE_THRESHOLD,
+    VACUUM_THRESHOLD,
+    TableKeeper,
+    autovacuum_on,
+    stale_tables,
+    tables_to_vacuum,
+)
 
 
 def _fill_outbox(engine: sa.Engine, n: int) -> None:
@@ -37,7 +44,7 @@ def _stale(engine: sa.Engine, want: bool, timeout_s: float = 10.0) -> list[str]:
 
 
 def test_the_keeper_analyzes_the_stale_tables_of_its_schema(engine: sa.Engine) -> None:
-    keeper = StatisticsKeeper(engine, always=True)
+    keeper = TableKeeper(engine, always=True)
     if engine.dialect.name != "postgresql":
         assert keeper.once() == [] and not keeper.autovacuum_off()
         return
@@ -63,7 +70,7 @@ def test_the_keeper_analyzes_the_stale_tables_of_its_schema(engine: sa.Engine) -
 
 
 def test_where_autovacuum_runs_the_keeper_leaves_it_to_the_server(engine: sa.Engine) -> None:
-    keeper = StatisticsKeeper(engine)
+    keeper = TableKeeper(engine)
     if engine.dialect.name != "postgresql":
         assert keeper.once() == []
         return
@@ -74,6 +81,10 @@ def test_where_autovacuum_runs_the_keeper_leaves_it_to_the_server(engine: sa.Eng
     assert keeper.autovacuum_off() is not on
     analyzed = keeper.once()
     assert ("outbox" in analyzed) is not on
+    with engine.begin() as conn:
+        conn.exec_driver_sql("DELETE FROM outbox")
+    _needs_vacuum(engine, True)
+    assert ("outbox" in keeper.vacuum_once()) is not on
 
 
 def test_the_keeper_leaves_its_connection_as_it_found_it(engine: sa.Engine) -> None:
@@ -85,6 +96,46 @@ def test_the_keeper_leaves_its_connection_as_it_found_it(engine: sa.Engine) -> N
         before = conn.exec_driver_sql("SHOW lock_timeout").scalar()
     _fill_outbox(engine, ANALYZE_THRESHOLD + 200)
     _stale(engine, True)
-    assert "outbox" in StatisticsKeeper(engine, always=True, lock_timeout_ms=1234).once()
+    assert "outbox" in TableKeeper(engine, always=True, lock_timeout_ms=1234).once()
     with engine.connect() as conn:
         assert conn.exec_driver_sql("SHOW lock_timeout").scalar() == before
+
+
+def _dead(engine: sa.Engine) -> tuple[int, object]:
+    with engine.connect() as conn:
+        row = conn.exec_driver_sql(
+            "SELECT n_dead_tup, last_vacuum FROM pg_stat_user_tables"
+            " WHERE schemaname = current_schema() AND relname = 'outbox'"
+        ).one()
+    return int(row[0]), row[1]
+
+
+def _needs_vacuum(engine: sa.Engine, want: bool, timeout_s: float = 10.0) -> list[str]:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        with engine.connect() as conn:
+            due = tables_to_vacuum(conn)
+        if ("outbox" in due) == want or time.monotonic() > deadline:
+            return due
+        time.sleep(0.1)
+
+
+def test_the_keeper_vacuums_the_dead_rows_of_the_outbox(engine: sa.Engine) -> None:
+    """Every outbox row is deleted once published; without autovacuum nothing took the
+    dead rows out and each read of the oldest rows walked all of them. The keeper
+    vacuums a table past autovacuum's thresholds, and only then."""
+    keeper = TableKeeper(engine, always=True)
+    if engine.dialect.name != "postgresql":
+        assert keeper.vacuum_once() == [] and keeper.pass_once() == ([], [])
+        return
+    _fill_outbox(engine, VACUUM_THRESHOLD + 300)
+    with engine.begin() as conn:
+        conn.exec_driver_sql("DELETE FROM outbox")
+    assert "outbox" in _needs_vacuum(engine, True)
+    assert _dead(engine)[0] >= VACUUM_THRESHOLD + 300
+    vacuumed = keeper.vacuum_once()
+    assert "outbox" in vacuumed and keeper.vacuumed == len(vacuumed)
+    assert "outbox" not in _needs_vacuum(engine, False)
+    dead, last = _dead(engine)
+    assert dead == 0 and last is not None
+    assert "outbox" not in keeper.vacuum_once()  # nothing past the thresholds any more

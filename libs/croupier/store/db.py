@@ -249,13 +249,15 @@ SQL and its plan are the same)."""
 COPY_MIN_ROWS = 4
 """On PostgreSQL, a batch of at least this many rows goes in as one binary ``COPY``."""
 
-_COPY_TYPES: tuple[tuple[type[sa.types.TypeEngine[Any]], str], ...] = (
+COPY_TYPES: tuple[tuple[type[sa.types.TypeEngine[Any]], str], ...] = (
     (sa.LargeBinary, "bytea"),
     (sa.BigInteger, "int8"),
     (sa.SmallInteger, "int2"),
     (sa.Integer, "int4"),
     (sa.String, "text"),  # Text too; varchar(n) takes text's binary form, its length checked
 )
+"""The binary ``COPY`` type of a column of each SQLAlchemy type the store uses, the
+first that matches (subclasses before their bases)."""
 _PG_COPIES: dict[tuple[str, tuple[str, ...]], tuple[str, list[str]] | None] = {}
 
 
@@ -297,7 +299,7 @@ def _pg_copy(
     conn: Connection, table: sa.Table, cols: tuple[str, ...]
 ) -> tuple[str, list[str]] | None:
     """The ``COPY`` statement and binary types for ``cols`` of ``table``, or ``None``
-    when a column's type is not one :data:`_COPY_TYPES` knows."""
+    when a column's type is not one :data:`COPY_TYPES` knows."""
     key = (table.name, cols)
     try:
         return _PG_COPIES[key]
@@ -306,7 +308,7 @@ def _pg_copy(
     types: list[str] = []
     for c in cols:
         t = table.c[c].type
-        name = next((n for cls, n in _COPY_TYPES if isinstance(t, cls)), None)
+        name = next((n for cls, n in COPY_TYPES if isinstance(t, cls)), None)
         if name is None:
             _PG_COPIES[key] = None
             return None

@@ -1,5 +1,5 @@
-"""The query planner's statistics on PostgreSQL, kept fresh by the services themselves
-when the server does not.
+"""The query planner's statistics and the tables' dead rows on PostgreSQL, kept by the
+services themselves when the server does not.
 
 PostgreSQL plans a query from each table's statistics, which ``ANALYZE`` gathers and
 autovacuum refreshes once a table has changed by a tenth. A server run with
@@ -11,12 +11,20 @@ over its first 48,000 hands (docs/performance.md,
 "The planner's statistics on a PostgreSQL without autovacuum"). One
 ``ANALYZE`` brought it back at once.
 
-:class:`StatisticsKeeper` runs in every service that writes the store
+:class:`TableKeeper` runs in every service that writes the store
 (:mod:`croupier_services.runtime`): every ``every_s`` seconds, on PostgreSQL with
 autovacuum off, it analyzes the tables of the store's schema that changed by more than
 autovacuum would have allowed (:data:`ANALYZE_THRESHOLD` rows plus
-:data:`ANALYZE_SCALE_FACTOR` of the table, the server's defaults). Where autovacuum runs,
-and on SQLite (which plans from its indexes alone), it does nothing.
+:data:`ANALYZE_SCALE_FACTOR` of the table, the server's defaults), and vacuums those
+whose dead rows or inserts since their last vacuum passed autovacuum's own thresholds
+(:data:`VACUUM_THRESHOLD`, :data:`VACUUM_INSERT_THRESHOLD`, :data:`VACUUM_SCALE_FACTOR`).
+Without a vacuum nothing takes the dead rows out: the outbox, whose every row is deleted
+once published, kept them all, and reading its oldest rows walked every dead index entry
+before them (47 ms a read after 1,000,000 rows came and went, 0.1 ms after one
+``VACUUM``; docs/performance.md, "The server's side of a hand on PostgreSQL"); and the
+append-only tables' visibility maps were never set, which index-only reads rely on.
+Where autovacuum runs, and on SQLite (which plans from its indexes alone and reuses
+freed pages), it does nothing.
 """
 
 from __future__ import annotations
@@ -33,9 +41,13 @@ from sqlalchemy.engine import Connection, Engine
 __all__ = [
     "ANALYZE_SCALE_FACTOR",
     "ANALYZE_THRESHOLD",
-    "StatisticsKeeper",
+    "VACUUM_INSERT_THRESHOLD",
+    "VACUUM_SCALE_FACTOR",
+    "VACUUM_THRESHOLD",
+    "TableKeeper",
     "autovacuum_on",
     "stale_tables",
+    "tables_to_vacuum",
 ]
 
 log = logging.getLogger("croupier.store.planner")
@@ -44,6 +56,13 @@ ANALYZE_THRESHOLD = 50
 """Rows changed before a table's statistics are stale (``autovacuum_analyze_threshold``)."""
 ANALYZE_SCALE_FACTOR = 0.1
 """And the share of the table (``autovacuum_analyze_scale_factor``)."""
+VACUUM_THRESHOLD = 50
+"""Dead rows before a table needs a vacuum (``autovacuum_vacuum_threshold``)."""
+VACUUM_INSERT_THRESHOLD = 1000
+"""Or rows inserted since its last vacuum (``autovacuum_vacuum_insert_threshold``)."""
+VACUUM_SCALE_FACTOR = 0.2
+"""Either plus this share of the table (``autovacuum_vacuum_scale_factor`` and
+``autovacuum_vacuum_insert_scale_factor``)."""
 
 
 def autovacuum_on(conn: Connection) -> bool:
@@ -65,11 +84,35 @@ def stale_tables(conn: Connection) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
+_TO_VACUUM = sa.text(
+    "SELECT relname FROM pg_stat_user_tables"
+    " WHERE schemaname = current_schema()"
+    " AND (n_dead_tup > :dead + :scale * greatest(n_live_tup, 0)"
+    " OR n_ins_since_vacuum > :inserted + :scale * greatest(n_live_tup, 0))"
+    " ORDER BY n_dead_tup DESC"
+)
+
+
+def tables_to_vacuum(conn: Connection) -> list[str]:
+    """The tables of the current schema whose dead rows, or rows inserted since their
+    last vacuum, passed autovacuum's thresholds."""
+    rows = conn.execute(
+        _TO_VACUUM,
+        {
+            "dead": VACUUM_THRESHOLD,
+            "inserted": VACUUM_INSERT_THRESHOLD,
+            "scale": VACUUM_SCALE_FACTOR,
+        },
+    )
+    return [str(r[0]) for r in rows]
+
+
 @dataclass
-class StatisticsKeeper:
-    """Analyzes the store's stale tables every ``every_s`` seconds while autovacuum is
-    off (``always``: whatever autovacuum does; the tests). Each ``ANALYZE`` waits at most
-    ``lock_timeout_ms`` for its lock (another service analyzing the same table)."""
+class TableKeeper:
+    """Analyzes the store's stale tables and vacuums those past autovacuum's thresholds
+    every ``every_s`` seconds while autovacuum is off (``always``: whatever autovacuum
+    does; the tests). Each ``ANALYZE`` waits at most ``lock_timeout_ms`` for its lock;
+    a ``VACUUM`` skips a table another service holds (``SKIP_LOCKED``)."""
 
     engine: Engine
     every_s: float = 30.0
@@ -77,6 +120,7 @@ class StatisticsKeeper:
     lock_timeout_ms: int = 1000
     on_analyze: Callable[[str], None] | None = None  # each table analyzed
     analyzed: int = 0
+    vacuumed: int = 0
 
     def autovacuum_off(self) -> bool:
         """Whether this keeper has work on this database (PostgreSQL, autovacuum off)."""
@@ -114,15 +158,36 @@ class StatisticsKeeper:
                     self.on_analyze(table)
         return done
 
+    def vacuum_once(self) -> list[str]:
+        """Vacuum what needs it now; the tables vacuumed. ``VACUUM`` runs outside a
+        transaction, so on a connection of its own in autocommit."""
+        if self.engine.dialect.name != "postgresql":
+            return []
+        done: list[str] = []
+        with self.engine.connect() as conn:
+            conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+            if not self.always and autovacuum_on(conn):
+                return []
+            for table in tables_to_vacuum(conn):
+                quoted = conn.dialect.identifier_preparer.quote(table)
+                conn.exec_driver_sql(f"VACUUM (SKIP_LOCKED) {quoted}")
+                done.append(table)
+                self.vacuumed += 1
+        return done
+
+    def pass_once(self) -> tuple[list[str], list[str]]:
+        """One pass: the tables analyzed, then those vacuumed."""
+        return self.once(), self.vacuum_once()
+
     async def run(self, stop: asyncio.Event) -> None:
-        """:meth:`once` every ``every_s`` seconds until ``stop``, off the event loop; a
-        database that is down is tried again at the next pass."""
+        """:meth:`pass_once` every ``every_s`` seconds until ``stop``, off the event
+        loop; a database that is down is tried again at the next pass."""
         while not stop.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self.every_s)
             if stop.is_set():
                 return
             try:
-                await asyncio.to_thread(self.once)
+                await asyncio.to_thread(self.pass_once)
             except Exception as e:  # the database is down: the next pass
                 log.warning("planner statistics: %s", e)
