@@ -7,6 +7,7 @@ autovacuum off, or always when told), and on SQLite it has nothing to do."""
 from __future__ import annotations
 
 import time
+import uuid
 
 import sqlalchemy as sa
 
@@ -139,3 +140,27 @@ def test_the_keeper_vacuums_the_dead_rows_of_the_outbox(engine: sa.Engine) -> No
     dead, last = _dead(engine)
     assert dead == 0 and last is not None
     assert "outbox" not in keeper.vacuum_once()  # nothing past the thresholds any more
+
+
+def test_a_role_that_does_not_own_the_tables_leaves_them_to_the_server(
+    engine: sa.Engine,
+) -> None:
+    """A service logged in with fewer rights (``croupier db roles``) may neither analyze
+    nor vacuum the store's tables: the keeper does not ask, where the owner's would."""
+    if engine.dialect.name != "postgresql":
+        return
+    _fill_outbox(engine, VACUUM_THRESHOLD + 300)
+    with engine.begin() as conn:
+        conn.exec_driver_sql("DELETE FROM outbox")
+    assert "outbox" in _needs_vacuum(engine, True) and "outbox" in _stale(engine, True)
+    role = f"croupier_t_keeper_{uuid.uuid4().hex[:8]}"
+    with engine.connect() as conn:
+        conn.exec_driver_sql(f'CREATE ROLE "{role}" NOLOGIN')
+        conn.commit()
+        try:
+            with conn.begin():
+                conn.exec_driver_sql(f'SET LOCAL ROLE "{role}"')
+                assert tables_to_vacuum(conn) == [] and stale_tables(conn) == []
+        finally:
+            conn.exec_driver_sql(f'DROP ROLE "{role}"')
+            conn.commit()

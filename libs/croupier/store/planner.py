@@ -70,9 +70,13 @@ def autovacuum_on(conn: Connection) -> bool:
     return str(conn.exec_driver_sql("SHOW autovacuum").scalar()).lower() in ("on", "true")
 
 
+_MINE = " AND pg_has_role((SELECT relowner FROM pg_class WHERE oid = relid), 'USAGE')"
+"""Only the tables this role may analyze and vacuum (their owner's): a service logged in
+with fewer rights (``croupier db roles``) leaves them to the server."""
+
 _STALE = sa.text(
     "SELECT relname FROM pg_stat_user_tables"
-    " WHERE schemaname = current_schema()"
+    f" WHERE schemaname = current_schema(){_MINE}"
     " AND n_mod_since_analyze > :threshold + :scale * greatest(n_live_tup, 0)"
     " ORDER BY n_mod_since_analyze DESC"
 )
@@ -86,7 +90,7 @@ def stale_tables(conn: Connection) -> list[str]:
 
 _TO_VACUUM = sa.text(
     "SELECT relname FROM pg_stat_user_tables"
-    " WHERE schemaname = current_schema()"
+    f" WHERE schemaname = current_schema(){_MINE}"
     " AND (n_dead_tup > :dead + :scale * greatest(n_live_tup, 0)"
     " OR n_ins_since_vacuum > :inserted + :scale * greatest(n_live_tup, 0))"
     " ORDER BY n_dead_tup DESC"
