@@ -155,12 +155,16 @@ def test_a_role_that_does_not_own_the_tables_leaves_them_to_the_server(
     assert "outbox" in _needs_vacuum(engine, True) and "outbox" in _stale(engine, True)
     role = f"croupier_t_keeper_{uuid.uuid4().hex[:8]}"
     with engine.connect() as conn:
+        schema = conn.exec_driver_sql("SELECT current_schema()").scalar()
         conn.exec_driver_sql(f'CREATE ROLE "{role}" NOLOGIN')
+        conn.exec_driver_sql(f'GRANT USAGE ON SCHEMA "{schema}" TO "{role}"')
         conn.commit()
         try:
             with conn.begin():
                 conn.exec_driver_sql(f'SET LOCAL ROLE "{role}"')
+                assert conn.exec_driver_sql("SELECT current_schema()").scalar() == schema
                 assert tables_to_vacuum(conn) == [] and stale_tables(conn) == []
         finally:
+            conn.exec_driver_sql(f'REVOKE USAGE ON SCHEMA "{schema}" FROM "{role}"')
             conn.exec_driver_sql(f'DROP ROLE "{role}"')
             conn.commit()
