@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
 
 import sqlalchemy as sa
+from sqlalchemy.engine import Connection
 
 from croupier.store.planner import (
     ANALYZE_THRESHOLD,
@@ -32,16 +34,29 @@ def _fill_outbox(engine: sa.Engine, n: int) -> None:
         )
 
 
-def _stale(engine: sa.Engine, want: bool, timeout_s: float = 10.0) -> list[str]:
-    """The stale tables, once the server's counters show ``outbox`` (not) among them
+def _outbox_among(
+    engine: sa.Engine,
+    tables: Callable[[Connection], list[str]],
+    want: bool,
+    timeout_s: float = 10.0,
+) -> list[str]:
+    """``tables(conn)``, once the server's counters show ``outbox`` (not) among them
     (they reach the statistics a moment after the commit)."""
     deadline = time.monotonic() + timeout_s
     while True:
         with engine.connect() as conn:
-            stale = stale_tables(conn)
-        if ("outbox" in stale) == want or time.monotonic() > deadline:
-            return stale
+            got = tables(conn)
+        if ("outbox" in got) == want or time.monotonic() > deadline:
+            return got
         time.sleep(0.1)
+
+
+def _stale(engine: sa.Engine, want: bool) -> list[str]:
+    return _outbox_among(engine, stale_tables, want)
+
+
+def _needs_vacuum(engine: sa.Engine, want: bool) -> list[str]:
+    return _outbox_among(engine, tables_to_vacuum, want)
 
 
 def test_the_keeper_analyzes_the_stale_tables_of_its_schema(engine: sa.Engine) -> None:
@@ -109,16 +124,6 @@ def _dead(engine: sa.Engine) -> tuple[int, object]:
             " WHERE schemaname = current_schema() AND relname = 'outbox'"
         ).one()
     return int(row[0]), row[1]
-
-
-def _needs_vacuum(engine: sa.Engine, want: bool, timeout_s: float = 10.0) -> list[str]:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        with engine.connect() as conn:
-            due = tables_to_vacuum(conn)
-        if ("outbox" in due) == want or time.monotonic() > deadline:
-            return due
-        time.sleep(0.1)
 
 
 def test_the_keeper_vacuums_the_dead_rows_of_the_outbox(engine: sa.Engine) -> None:
