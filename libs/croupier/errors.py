@@ -24,7 +24,9 @@
     │   ├── IdempotencyConflict      same idempotency key, different content
     │   ├── NotFound                 no such hand, shoe, settlement or transaction
     │   ├── TableOwnedElsewhere      another dealer holds the table's lease
-    │   └── StaleFencingToken        a write fenced by a lease that is no longer current
+    │   ├── StaleFencingToken        a write fenced by a lease that is no longer current
+    │   └── StoreUnavailable         the database cannot be reached; nothing was committed
+    ├── BusUnavailable               no NATS server of the URL answered a first connect
     ├── AuditMismatch                a replay disagrees with what was stored
     └── AuthError                    a caller the server does not let in
         ├── Unauthenticated          no credential, or one that does not verify
@@ -226,6 +228,14 @@ class StoreUnavailable(StoreError):
     nothing was committed and the same call may be retried once the store is back."""
 
     reason = "store_unavailable"
+
+
+class BusUnavailable(CroupierError):
+    """No NATS server of the URL answered within the first connect's deadline (refused,
+    unreachable, or refusing the credentials); the message names the last reason. Once
+    connected, a client reconnects on its own and never raises this."""
+
+    reason = "bus_unavailable"
 
 
 class AuditMismatch(CroupierError):

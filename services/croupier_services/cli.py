@@ -52,10 +52,12 @@ from croupier import fair
 from croupier.audit import Verdict, audit_hand, effective_commitment
 from croupier.cards import DeckSpec, parse_card
 from croupier.errors import (
+    BusUnavailable,
     CroupierError,
     IntegrityError,
     InvalidInput,
     NotationError,
+    StoreUnavailable,
     UnknownKey,
 )
 from croupier.export import (
@@ -74,8 +76,9 @@ from croupier.games.registry import variants
 from croupier.signing import KeyRegistry
 from croupier.tlog import merkle
 from croupier.tlog.note import Checkpoint, NoteVerifier, open_checkpoint
+from croupier.urls import mask_url
 from croupier_services import config, logs
-from croupier_services.config import SettingError, Settings, mask_url
+from croupier_services.config import SettingError, Settings
 
 
 def _version() -> str:
@@ -1022,6 +1025,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except CroupierError as e:
         print(f"croupier: {e.reason}: {e.message}", file=sys.stderr)
+        if isinstance(e, BusUnavailable | StoreUnavailable):
+            return 3
         return 1 if not isinstance(e, InvalidInput) else 2
     except Exception as e:
         if config.DEBUG.raw() not in (None, "", "0"):

@@ -17,7 +17,6 @@ Alembic runs on its own (:mod:`croupier.store.migrations.env`) and
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any, Generic, TypeVar
 
 from croupier.bus.jetstream import ConsumerSpec, StreamSpec
 from croupier.errors import InvalidInput
+from croupier.urls import mask_url
 
 T = TypeVar("T")
 
@@ -40,11 +40,6 @@ class SettingError(InvalidInput):
     """A ``CROUPIER_*`` variable whose value does not parse (the message names it)."""
 
     reason = "bad_setting"
-
-
-def mask_url(url: str) -> str:
-    """A URL fit to print: any password replaced by ``***`` (each of a comma list)."""
-    return re.sub(r"(//[^:/@,]+:)[^@/,]*@", r"\1***@", url)
 
 
 @dataclass(frozen=True)

@@ -471,6 +471,21 @@ def test_an_unreachable_database_is_one_line_with_the_password_masked(
     assert "Traceback" not in err
 
 
+def test_an_unreachable_nats_is_one_line_with_the_password_masked(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from croupier.bus import jetstream
+    from croupier.bus.embedded import free_port
+
+    monkeypatch.setattr(jetstream, "FIRST_CONNECT_S", 0.5)
+    monkeypatch.setenv("CROUPIER_NATS_URL", f"nats://ops:s3cret@127.0.0.1:{free_port()}")
+    rc, _out, err = run(capsys, "nats", "check")
+    assert rc == 3, err
+    assert err.startswith("croupier: bus_unavailable: no NATS server of nats://ops:***@")
+    assert "s3cret" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
 def test_a_closed_pipe_ends_quietly() -> None:
     import subprocess
     import sys

@@ -24,7 +24,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import nats
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.errors import NoServersError
@@ -42,9 +41,15 @@ from nats.js.errors import NotFoundError
 
 from croupier import trace
 from croupier.bus import subjects
-from croupier.errors import InvalidInput
+from croupier.errors import BusUnavailable, InvalidInput
+from croupier.urls import mask_url
 
 log = logging.getLogger("croupier.bus")
+
+FIRST_CONNECT_S = 10.0
+"""How long :meth:`Bus.connect` tries the servers before it raises
+:class:`~croupier.errors.BusUnavailable` (after the first connect the client retries
+forever on its own)."""
 
 
 def headers_for(msg_id: str) -> dict[str, str]:
@@ -184,11 +189,20 @@ class Bus:
         stream: StreamSpec | None = None,
         consumers: ConsumerSpec | None = None,
         connect_timeout_s: float = 2.0,
+        first_connect_s: float | None = None,
         tls: ssl.SSLContext | None = None,
     ) -> Bus:
         """Connect to any of the servers of ``url`` (comma-separated); the client
         reconnects on its own, forever, after a disconnect. Credentials go in the URL
-        (``tls://user:password@host:4222``), the TLS context (CA) in ``tls``."""
+        (``tls://user:password@host:4222``), the TLS context (CA) in ``tls``.
+
+        The first connect tries the servers in turn (each try bounded by
+        ``connect_timeout_s``) for at most ``first_connect_s`` (default
+        :data:`FIRST_CONNECT_S`), then raises
+        :class:`BusUnavailable` naming the last reason: the client's own retry loop never
+        gives up while its reconnect attempts are unlimited, so without the deadline a
+        caller would wait forever for a server that is down (and a service could not
+        be stopped meanwhile: :meth:`connect_retrying`)."""
 
         async def on_error(e: Exception) -> None:
             log.warning("nats: %s", e)
@@ -206,19 +220,37 @@ class Bus:
                 except Exception:  # one listener never stops the others
                     log.exception("nats: reconnect listener failed")
 
-        nc = await nats.connect(
+        # (the client's annotations say int for the two timeouts; it takes seconds as float)
+        options: dict[str, Any] = {
+            "reconnect_time_wait": 0.5,
+            "connect_timeout": connect_timeout_s,
+        }
+        nc = Client()
+        connecting = nc.connect(
             servers=server_list(url),
             name=name,
             max_reconnect_attempts=-1,
-            reconnect_time_wait=0.5,
-            connect_timeout=connect_timeout_s,
             ping_interval=5,
             max_outstanding_pings=2,
             error_cb=on_error,
             disconnected_cb=on_disconnect,
             reconnected_cb=on_reconnect,
             tls=tls,
+            **options,
         )
+        deadline_s = FIRST_CONNECT_S if first_connect_s is None else first_connect_s
+        try:
+            await asyncio.wait_for(connecting, deadline_s)
+        except BaseException as e:  # out of time, or the caller gave up (cancelled)
+            last = nc.last_error
+            with contextlib.suppress(Exception):
+                await nc.close()
+            if not isinstance(e, TimeoutError):
+                raise
+            raise BusUnavailable(
+                f"no NATS server of {mask_url(url)} answered within {deadline_s:g}s"
+                + (f" (last: {last})" if last is not None else "")
+            ) from e
         return cls(
             nc,
             nc.jetstream(timeout=5),
@@ -240,19 +272,36 @@ class Bus:
         tls: ssl.SSLContext | None = None,
     ) -> Bus | None:
         """:meth:`connect`, retried with backoff until it succeeds or ``stop`` is set
-        (then ``None``): a service starts while NATS is down and joins when it is up."""
+        (then ``None``, at once, even in the middle of a try): a service starts while
+        NATS is down, joins when it is up, and stops when told to meanwhile."""
         delay = 0.2
-        while not stop.is_set():
-            try:
-                return await cls.connect(
-                    url, name=name, stream=stream, consumers=consumers, tls=tls
+        stopping = asyncio.ensure_future(stop.wait())
+        trying: asyncio.Future[Bus] | None = None
+        try:
+            while not stop.is_set():
+                trying = asyncio.ensure_future(
+                    cls.connect(url, name=name, stream=stream, consumers=consumers, tls=tls)
                 )
-            except (NoServersError, OSError, TimeoutError, NatsTimeout) as e:
-                log.warning("nats %s unreachable (%s); retrying in %.1fs", url, e, delay)
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(stop.wait(), delay)
-            delay = min(max_backoff_s, delay * 2)
-        return None
+                await asyncio.wait({trying, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                if not trying.done():  # told to stop while trying
+                    trying.cancel()
+                    with contextlib.suppress(BaseException):
+                        await trying
+                    return None
+                try:
+                    return trying.result()
+                except (BusUnavailable, NoServersError, OSError, TimeoutError, NatsTimeout) as e:
+                    log.warning(
+                        "nats %s unreachable (%s); retrying in %.1fs", mask_url(url), e, delay
+                    )
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(stopping), delay)
+                delay = min(max_backoff_s, delay * 2)
+            return None
+        finally:  # nothing left running (also when the caller is cancelled)
+            stopping.cancel()
+            if trying is not None and not trying.done():
+                trying.cancel()
 
     @property
     def connected(self) -> bool:
