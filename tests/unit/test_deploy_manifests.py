@@ -22,6 +22,7 @@ import yaml
 from croupier.bus.embedded import server_binary
 from croupier.bus.permissions import authorization_block
 from croupier.games.registry import variants
+from croupier.store.roles import GRANTS
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "deploy" / "docker-compose.yml"
@@ -135,14 +136,38 @@ def test_compose_stack_references_only_what_it_declares() -> None:
             if isinstance(v, str) and v.startswith("croupier-keys-") and v.split(":")[1] == "/keys"
         }
         role = "dealer" if svc.startswith("dealer") else svc
-        if role in SIGNING:
+        if role in SIGNING or role == "rules-settlement":
             assert keys == {f"croupier-keys-{role}"}, (svc, keys)
         else:
             assert not keys, f"{svc} mounts signing keys {keys}"
+    # the one-pass process's volume holds the rules and the settlement keys, and no other
+    keys_job = services["keys"]["command"][0]
+    assert "cp /offline/rules.key /offline/settlement.key /out/rules-settlement/" in keys_job
+    assert re.findall(r"cp [^\n]*/out/rules-settlement/", keys_job) == [
+        "cp /offline/rules.key /offline/settlement.key /out/rules-settlement/"
+    ]
+    # every Croupier service (TLS to NATS, mutual TLS on gRPC) mounts the auth material
+    # where CROUPIER_AUTH_DIR points: a service's own ``volumes`` replaces the anchor's
+    for svc, spec in services.items():
+        env = spec.get("environment") or {}
+        if env.get("CROUPIER_AUTH_DIR") and (spec.get("command") or [""])[0] == "serve":
+            mounts = [v for v in spec.get("volumes") or [] if isinstance(v, str)]
+            assert f"croupier-auth:{env['CROUPIER_AUTH_DIR']}:ro" in mounts, (svc, mounts)
     # every Croupier service uses the replicated stream (anchors' ``<<:`` are merged)
-    for n in ("dealer", "dealer-b", "rules", "settlement"):
+    for n in ("dealer", "dealer-b", "rules", "settlement", "rules-settlement"):
         env = services[n].get("environment") or {}
         assert str(env.get("CROUPIER_STREAM_REPLICAS")) == "3", (n, env)
+    # the one-pass process: off unless its profile is asked for, its own NATS user, the
+    # settlement database role (which holds every grant the rules role has)
+    one = services["rules-settlement"]
+    assert one["profiles"] == ["one-pass"] and one["command"] == ["serve", "rules-settlement"]
+    env = one["environment"]
+    assert all(u.startswith("tls://rules_settlement:") for u in env["CROUPIER_NATS_URL"].split(","))
+    assert "${CROUPIER_NATS_RULES_SETTLEMENT_PASSWORD" in env["CROUPIER_NATS_URL"]
+    assert env["CROUPIER_DATABASE_URL"].startswith("postgresql+psycopg://croupier_settlement:")
+    for table, privs in GRANTS["rules"].items():
+        have = set(GRANTS["settlement"].get(table, "").split(", "))
+        assert set(privs.split(", ")) <= have, (table, privs)
 
 
 # -- Kubernetes ------------------------------------------------------------------------
