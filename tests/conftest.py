@@ -21,7 +21,8 @@ settings.register_profile("ci", derandomize=True, database=None, print_blob=True
 settings.load_profile(os.environ.get("CROUPIER_HYPOTHESIS_PROFILE", "dev"))
 
 
-REACH_S = 30.0  # how long the session waits for the real servers to answer
+# how long the run waits for the real servers to answer (CROUPIER_TEST_REACH_S)
+REACH_S = float(os.environ.get("CROUPIER_TEST_REACH_S", "30"))
 
 
 def _nats_answers(url: str) -> str | None:
