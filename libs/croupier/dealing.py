@@ -173,7 +173,7 @@ class Table:
 
 
 def _bet_items(bets: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The ``bet.placed`` payloads of ``bets`` (seat, spot, amount)."""
+    """The bets of a ``bets.placed`` payload from ``bets`` (seat, spot, amount)."""
     try:
         return [{"seat": x["seat"], "spot": x["spot"], "amount": x["amount"]} for x in bets]
     except (KeyError, TypeError) as e:
@@ -475,8 +475,9 @@ class Dealer:
     def place_bets(
         self, hand_id: str, bets: Iterable[Mapping[str, Any]], client_seed: str = ""
     ) -> Batch:
-        """Place bets (all or nothing); with ``client_seed``, the player's own seed
-        first (:meth:`give_client_seed`), in the same batch."""
+        """Place bets (all or nothing) as one ``bets.placed`` event, each checked
+        against those before it; with ``client_seed``, the player's own seed first
+        (:meth:`give_client_seed`), in the same batch."""
         hand = self.hand(hand_id)
         eng = engine_for(hand.state.variant)
         items = _bet_items(bets)
@@ -492,8 +493,7 @@ class Dealer:
         except BaseException:
             hand.state = eng.replay(hand.hand_id, [(e.type, e.payload) for e in hand.events])
             raise
-        for it in items:
-            hand.writer.append(self.gateway, g.BET_PLACED, it)
+        hand.writer.append(self.gateway, g.BETS_PLACED, {"bets": items})
         b.extend(self._flush(hand, self.gateway))
         return b
 

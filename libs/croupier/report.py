@@ -11,8 +11,8 @@ the report's time zone) and was not voided:
   the ``player:`` postings (= the ``house:`` postings plus the ``rake:`` postings);
 * ``rake``     the sum of the ``rake:`` postings.
 
-For games against the house, the empirical return to player per spot: each bet (a
-``bet.placed`` of the log) is one sample with its stake *s* and its return *r* (the stake
+For games against the house, the empirical return to player per spot: each bet the
+log records is one sample with its stake *s* and its return *r* (the stake
 plus the profit the settlement record books on that spot for that player). RTP = Σr / Σs,
 with a 95% confidence interval from the ratio estimator's variance (delta method):
 ``var = n/(n-1) · Σ(r − RTP·s)² / (Σs)²``. ``round`` is the same over each player's whole

@@ -48,6 +48,7 @@ __all__ = [
     "DealerRun",
     "append_signed",
     "bet_rows",
+    "bets_of",
     "dealt_from",
     "finish",
     "numbered_seeds",
@@ -81,6 +82,12 @@ def seat_rows(seats: Iterable[int], stack: int) -> list[SeatRow]:
 def bet_rows(bets: Iterable[tuple[int, str, int]]) -> list[dict[str, Any]]:
     """``Dealer.place_bets`` rows from ``(seat, spot, amount)`` triples."""
     return [{"seat": s, "spot": spot, "amount": a} for s, spot, a in bets]
+
+
+def bets_of(events: Iterable[Event]) -> list[Mapping[str, Any]]:
+    """Every bet a log places, in order: each ``bets.placed`` event's bets and each
+    (older) ``bet.placed`` event's one."""
+    return [b for e in events for b in g.placed_bets(e.type, e.payload)]
 
 
 def numbered_seeds(label: str, start: int = 1) -> Iterator[bytes]:

@@ -622,10 +622,13 @@ class Drill:
         store = Store.from_url(self.database.url)
         try:
             with store.engine.connect() as c:
-                bets = c.exec_driver_sql(
-                    "SELECT stream_id, count(*) FROM events WHERE type = 'bet.placed' "
-                    "GROUP BY stream_id"
-                ).all()
+                placed: dict[str, int] = {}
+                for h, type_, payload in c.exec_driver_sql(
+                    "SELECT stream_id, type, payload FROM events "
+                    "WHERE type IN ('bets.placed', 'bet.placed')"
+                ):
+                    p = json.loads(bytes(payload))
+                    placed[h] = placed.get(h, 0) + (len(p["bets"]) if type_ == "bets.placed" else 1)
                 closes = c.exec_driver_sql(
                     "SELECT count(*) FROM (SELECT stream_id FROM events WHERE type = "
                     "'betting.closed' GROUP BY stream_id HAVING count(*) > 1) x"
@@ -633,7 +636,7 @@ class Drill:
         finally:
             store.close()
         return {
-            "double_bets": sum(1 for h, n in bets if n > bets_asked.get(h, 0)),
+            "double_bets": sum(1 for h, n in placed.items() if n > bets_asked.get(h, 0)),
             "double_closes": int(closes or 0),
         }
 

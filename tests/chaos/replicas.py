@@ -279,7 +279,7 @@ async def kill_owner_mid_hand(
     through ``gw``: another replica must take the table within the lease TTL + 2 s and
     complete the hand with its bets (one ``hand.closed``). Returns the hand id."""
     hand = await open_with_bets(gw, table, rng)
-    bets = c.event_types(hand).count("bet.placed")
+    bets = c.event_types(hand).count("bets.placed")
     assert bets > 0
     c.procs[owner].kill9()
     t0 = time.monotonic()
@@ -289,7 +289,7 @@ async def kill_owner_mid_hand(
     assert r.view.phase != "open"
     assert takeover_s <= c.ttl_ms / 1000 + 2.0
     types = c.event_types(hand)
-    assert types.count("bet.placed") == bets and types.count("hand.closed") == 1
+    assert types.count("bets.placed") == bets and types.count("hand.closed") == 1
     return hand
 
 

@@ -97,7 +97,7 @@ async def test_sigstop_past_the_ttl_then_sigcont(cluster: ReplicaCluster) -> Non
         await gw.OpenTable(gateway_pb2.OpenTableRequest(table_id="st", variant=VARIANT))
         await play_hand(gw, "st", rng)
         hand = await open_with_bets(gw, "st", rng)
-        bets = c.event_types(hand).count("bet.placed")
+        bets = c.event_types(hand).count("bets.placed")
         owner, old_token = lease_of(c, "st")
         assert owner == "dealer-a"
         # read before the stop: a stopped process answers no scrape (NaN)
@@ -147,7 +147,7 @@ async def test_sigstop_past_the_ttl_then_sigcont(cluster: ReplicaCluster) -> Non
         await play_hand(c.gateway(), "st", rng)
         await gw_b.CloseTable(gateway_pb2.CloseTableRequest(table_id="st"))
         types = c.event_types(hand)
-        assert types.count("bet.placed") == bets and types.count("hand.closed") == 1
+        assert types.count("bets.placed") == bets and types.count("hand.closed") == 1
     finally:
         await c.close_channels()
     check_books(c, 3)

@@ -19,6 +19,7 @@ from croupier.events import verify_chain
 from croupier.games import base as g
 from croupier.ownership import Ownership
 from croupier.store import EventStore
+from croupier.testing import bets_of
 from croupier_services.dealer import DealerCore, turn_timeout_ms
 from croupier_services.runtime import open_store
 
@@ -94,7 +95,7 @@ async def test_a_replica_adopts_a_dead_peers_clocked_table_and_plays_its_turn(
     assert played == len(autos) > 0
     assert all(e.payload["args"] == {"auto": "timeout"} for e in autos)
     assert events[-1].type == g.HAND_CLOSED
-    assert [e.payload["amount"] for e in events if e.type == g.BET_PLACED] == [1200, 900]
+    assert [b["amount"] for b in bets_of(events)] == [1200, 900]
 
     # the dead owner wakes up and writes under its old token: refused, nothing stored
     before = store.count_events(hid)

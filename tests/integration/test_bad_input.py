@@ -467,7 +467,7 @@ def _reseal(
 def _hand_cases(m: wire.Message, signers: dict[str, Signer]) -> list[tuple[str, bytes, str, bool]]:
     """(name, message bytes, expected reject reason, is it an integrity failure)."""
     ev, se = m.events, m.seals
-    bet = event_of(ev, g.BET_PLACED)
+    bet = event_of(ev, g.BETS_PLACED)
     gw_key = signers["gateway"]
     impostor = FileSigner("gateway", gw_key.key_id, SigningKey.generate())  # right id, wrong key
     stranger = FileSigner.generate("gateway")  # a key nobody registered
@@ -483,7 +483,8 @@ def _hand_cases(m: wire.Message, signers: dict[str, Signer]) -> list[tuple[str, 
         for e in ev
     )
     gap = tuple(e for e in ev if e.seq != bet.seq)
-    over_limit = {**bet.payload, "amount": 5_000_100}
+    first, *rest = bet.payload["bets"]
+    over_limit = {"bets": [{**first, "amount": 5_000_100}, *rest]}
     forged_ev, forged_se = reforge(ev, se, signers, {bet.seq: over_limit})
     dealer_bet_ev, dealer_bet_se = reforge(ev, se, signers, {}, {bet.seq: "dealer"})
     cut_ev = [e for e in ev if e.type != g.HAND_CLOSED]

@@ -19,6 +19,7 @@ from croupier.ownership import Ownership
 from croupier.signing import FileSigner, Signer
 from croupier.store import Store, schema
 from croupier.store.secrets import SeedBox
+from croupier.testing import bets_of
 from croupier_services.dealer import DealerCore
 
 pytestmark = pytest.mark.integration
@@ -77,7 +78,7 @@ async def test_a_paused_owner_that_lost_its_lease_cannot_write(tmp_path: Path) -
     assert e.value.details()["current_token"] == str(lb.token)
     assert _events(store) == after_b
     # the log holds dealer-b's bet, never dealer-a's late one
-    bets = [ev.payload for ev in store.read_stream(hid) if ev.type == "bet.placed"]
+    bets = bets_of(store.read_stream(hid))
     assert bets == [
         {"amount": 1000, "seat": 1, "spot": "tie"},
         {"amount": 3000, "seat": 2, "spot": "banker"},

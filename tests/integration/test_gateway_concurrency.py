@@ -30,6 +30,7 @@ from croupier.games import base as g
 from croupier.pb.croupier.v1 import gateway_pb2
 from croupier.store.core import UnitOfWork
 from croupier.store.outbox import OutboxRow
+from croupier.testing import bets_of
 from croupier_services.consumer import IntegrityChecker
 from croupier_services.dealer import GroupCommitter, PendingWrite
 from croupier_services.grpc_util import error_info
@@ -58,7 +59,8 @@ def check_hand(c: Cluster, hand_id: str, *, closed: bool = True) -> None:
         assert e.prev_hash == prev.hash, (hand_id, e.seq)
     types = [e.type for e in events]
     assert types[0] == g.HAND_OPENED
-    assert types.count(g.BET_PLACED) == len(BETS), (hand_id, types)
+    assert types.count(g.BETS_PLACED) == 1, (hand_id, types)
+    assert len(bets_of(events)) == len(BETS), (hand_id, types)
     assert (g.HAND_CLOSED in types) is closed, (hand_id, types)
 
 
@@ -333,7 +335,7 @@ async def test_a_refused_batch_fails_only_its_call_in_a_group(
             info = error_info(out)
             assert info is not None and info.reason == "stale_fencing_token"
             stored = [e.type for e in c.store.read_stream(hands[t])]
-            assert g.BET_PLACED not in stored
+            assert g.BETS_PLACED not in stored
             assert c.store.get_request(ids[t]) is None
         else:
             assert not isinstance(out, BaseException), out

@@ -20,6 +20,7 @@ from croupier.bus.embedded import EmbeddedNats
 from croupier.bus.jetstream import Bus
 from croupier.games import base as g
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
+from croupier.testing import bets_of
 from croupier_services.config import AuthSettings, Settings
 from croupier_services.dealer import GatewayServicer, prune_request_ids, prune_requests_once
 from croupier_services.gateway_client import GatewayClient, RetryPolicy
@@ -122,7 +123,7 @@ async def test_every_mutating_call_replays_its_stored_result(idle_cluster: Clust
     )
     # one of each effect: one hand, three bets, one close, two shoes
     events = c.store.read_stream(h.hand_id)
-    assert [e.type for e in events].count(g.BET_PLACED) == 3
+    assert [e.type for e in events].count(g.BETS_PLACED) == 1 and len(bets_of(events)) == 3
     assert [e.type for e in events].count(g.HAND_CLOSED) == 1
     assert c.store.count_requests() == 6
     # the same id for another request, or another method, is a conflict; nothing written
@@ -163,13 +164,13 @@ async def test_five_concurrent_identical_calls_make_one_bet(idle_cluster: Cluste
         for ch in channels:
             await ch.close()
     assert len({o.SerializeToString() for o in out}) == 1
-    bets = [e for e in c.store.read_stream(h.hand_id) if e.type == g.BET_PLACED]
+    bets = [e for e in c.store.read_stream(h.hand_id) if e.type == g.BETS_PLACED]
     assert len(bets) == 1
     # and without a request id, the same call is not deduplicated (documented)
     bare = gateway_pb2.PlaceBetsRequest(hand_id=h.hand_id, bets=_bets((2, "player", 1_000)))
     await c.gw.PlaceBets(bare)
     await c.gw.PlaceBets(bare)
-    bets = [e for e in c.store.read_stream(h.hand_id) if e.type == g.BET_PLACED]
+    bets = [e for e in c.store.read_stream(h.hand_id) if e.type == g.BETS_PLACED]
     assert len(bets) == 3
 
 
@@ -197,7 +198,7 @@ async def test_the_bots_client_retries_with_the_same_request_id(idle_cluster: Cl
     assert client.retries >= 1 and req.request_id
     assert c.store.get_request(req.request_id) is not None
     assert c.store.count_requests() == 1
-    bets = [e for e in c.store.read_stream(h.hand_id) if e.type == g.BET_PLACED]
+    bets = [e for e in c.store.read_stream(h.hand_id) if e.type == g.BETS_PLACED]
     assert len(bets) == 1 and placed.last_seq == bets[0].seq
     # a refusal is the dealer's answer: not retried (a deadline the call cannot outlive
     # on a loaded machine, so that only a refusal could be retried here)
@@ -365,7 +366,7 @@ async def test_request_ids_are_pruned_after_retention(idle_cluster: Cluster) -> 
         hand_id=h.hand_id, bets=_bets((1, "banker", 1_000)), request_id=ids[0]
     )
     await c.gw.PlaceBets(again)
-    bets = [e for e in c.store.read_stream(h.hand_id) if e.type == g.BET_PLACED]
+    bets = [e for e in c.store.read_stream(h.hand_id) if e.type == g.BETS_PLACED]
     assert len(bets) == 4
     # the dealer's pruning loop: a zero retention removes the new record at once
     stop = asyncio.Event()
@@ -439,7 +440,7 @@ async def test_drill_duplicate_and_concurrent_calls_settle_every_hand_once(
     assert c.store.count_settlements() == n
     for hid in hands:
         types = [e.type for e in c.store.read_stream(hid)]
-        assert types.count(g.BET_PLACED) == len(BETS), hid
+        assert len(bets_of(c.store.read_stream(hid))) == len(BETS), hid
         assert types.count(g.HAND_CLOSED) == 1 and types.count(g.HAND_SETTLED) == 1, hid
         assert [t.kind for t in c.store.transactions_for(hid)] == ["settle"]
     assert sum(c.store.balances().values()) == 0

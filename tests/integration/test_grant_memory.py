@@ -18,9 +18,9 @@ import pytest
 import sqlalchemy as sa
 
 from croupier.auth import Role, TokenIssuer
-from croupier.games import base as g
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
 from croupier.store import Store
+from croupier.testing import bets_of
 from croupier_services.security import client_channel
 
 from .harness import Cluster, metric, seat_entries
@@ -83,7 +83,7 @@ async def test_a_revocation_by_another_process_holds_for_a_call_admitted_from_me
     assert written(c) == before
     assert c.store.get_request("rvk-1") is None
     stored = c.store.read_stream(h.hand_id)
-    assert g.BET_PLACED not in [e.type for e in stored]
+    assert bets_of(stored) == []
     assert c.core.dealer.hands[h.hand_id].writer.next_seq - 1 == stored[-1].seq  # rebuilt
     # the refusal forgot the table's grants: the next call is refused before it runs
     await denied(c.gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=h.hand_id)))

@@ -16,6 +16,7 @@ from croupier.games import base as g
 from croupier.signing import Signer
 from croupier.store import EventStore, Outbox
 from croupier.store.secrets import SeedBox
+from croupier.testing import bets_of
 from croupier_services.dealer import DealerCore
 from croupier_services.keys import TrustedKeys, init_keys
 from croupier_services.runtime import load_signers, open_store
@@ -217,9 +218,7 @@ async def test_a_failed_commit_rebuilds_the_table_from_the_log(
     await core.commit("t4", core.dealer.close_betting(hid))
     events = store.read_stream(hid)
     verify_chain(events)
-    assert [e.payload for e in events if e.type == g.BET_PLACED] == [
-        {"amount": 1000, "seat": 2, "spot": "tie"}
-    ]
+    assert bets_of(events) == [{"amount": 1000, "seat": 2, "spot": "tie"}]
 
 
 def clocked_core(store: EventStore, keys: Path, now: list[int]) -> DealerCore:

@@ -64,7 +64,7 @@ async def test_one_changed_byte_fails_the_audit_at_that_event(
     _, (h1, h2, h3) = await _settled_hands(c, 3)
 
     # the store itself refuses the change
-    bet = event_of(c.store.read_stream(h1), g.BET_PLACED)
+    bet = event_of(c.store.read_stream(h1), g.BETS_PLACED)
     with pytest.raises(sa.exc.DBAPIError, match="append-only"), c.store.engine.begin() as conn:
         conn.execute(
             sa.update(schema.events)

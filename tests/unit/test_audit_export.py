@@ -166,7 +166,8 @@ def assert_fails(rep: AuditReport, reason: str, stream: str | None, seq: int | N
 
 def test_the_built_hand_looks_like_the_clusters(built: Built) -> None:
     types = [e.type for e in built.hand.events]
-    assert types[:7] == [g.HAND_OPENED, *[g.BET_PLACED] * 5, g.BETTING_CLOSED]
+    assert types[:4] == [g.HAND_OPENED, g.BETS_PLACED, g.BETS_PLACED, g.BETTING_CLOSED]
+    assert [b for e in built.hand.events[1:3] for b in e.payload["bets"]] == BETS
     assert types[-3:] == [g.HAND_CLOSED, g.HAND_OUTCOME, g.HAND_SETTLED]
     assert {e.producer for e in built.hand.events} == {"dealer", "gateway", "rules", "settlement"}
     assert [e.type for e in built.shoe.events] == [g.SHOE_OPENED]
@@ -283,7 +284,7 @@ def test_no_stored_settlement(built: Built) -> None:
 
 
 def test_an_event_dropped(built: Built) -> None:
-    k = built.seq_of(g.BET_PLACED, 2)
+    k = built.seq_of(g.BETS_PLACED, 0)
     events = built.hand.events[:k] + built.hand.events[k + 1 :]
     rep = built.audit(hand=StreamLog(events, built.hand.seals))
     # the first event out of place is the one after the gap
@@ -378,7 +379,7 @@ def test_a_hand_from_another_shoe(built: Built) -> None:
 def test_a_missing_seal_and_an_unknown_key(built: Built) -> None:
     no_gateway = tuple(s for s in built.hand.seals if s.producer != "gateway")
     rep = built.audit(hand=StreamLog(built.hand.events, no_gateway))
-    assert_fails(rep, "bad_signature", HAND, built.seq_of(g.BET_PLACED, 0))
+    assert_fails(rep, "bad_signature", HAND, built.seq_of(g.BETS_PLACED, 0))
     without_rules = KeyRegistry(s.public_entry() for s in (DEALER, GATEWAY, SETTLEMENT))
     assert built.audit(registry=without_rules).reason == "unknown_key"
 
@@ -398,13 +399,13 @@ def test_an_empty_shoe_stream(built: Built) -> None:
 
 
 @pytest.mark.parametrize(
-    ("type_", "forger"), [(g.BET_PLACED, "dealer"), (g.HAND_OUTCOME, "gateway")]
+    ("type_", "forger"), [(g.BETS_PLACED, "dealer"), (g.HAND_OUTCOME, "gateway")]
 )
 def test_an_event_signed_by_the_wrong_producer(built: Built, type_: str, forger: str) -> None:
     """BUG: the audit checks that each event is covered by a seal of the producer named
     in the event, but never that the producer is the one entitled to that event type.
     A log in which the dealer's key placed the bets (or the gateway's key wrote the
-    outcome) passes. Expected: FAIL naming that event (bet.placed/action.taken by the
+    outcome) passes. Expected: FAIL naming that event (bets/action.taken by the
     gateway; hand.opened, betting.closed, card.dealt, cards.revealed, hand.closed and
     shoe events by the dealer; hand.outcome by rules; hand.settled by settlement)."""
     specs = specs_of(built.hand)
@@ -416,11 +417,62 @@ def test_an_event_signed_by_the_wrong_producer(built: Built, type_: str, forger:
 
 
 def test_an_illegal_bet_in_a_valid_chain(built: Built) -> None:
+    """One bet over its limit among legal ones fails the audit at the event that holds
+    it, whichever form the event has."""
+    over = {"seat": 1, "spot": "super6", "amount": 900_000}
+    for type_, payload in (
+        (g.BETS_PLACED, {"bets": [BETS[2], over]}),
+        (g.BET_PLACED, over),
+    ):
+        specs = specs_of(built.hand)
+        k = built.seq_of(g.BETS_PLACED, 1)
+        specs[k] = (type_, "gateway", payload)
+        rep = built.audit(hand=rechain(HAND, specs))
+        assert_fails(rep, "over_limit", HAND, k)
+
+
+def test_bets_checked_against_those_before_them_in_one_event(built: Built) -> None:
+    """The bets of one ``bets.placed`` are checked in order, each against those before
+    it: two bets that are legal alone and over the table's limit together fail."""
     specs = specs_of(built.hand)
-    k = built.seq_of(g.BET_PLACED, 1)
-    specs[k] = (g.BET_PLACED, "gateway", {"seat": 1, "spot": "super6", "amount": 900_000})
-    rep = built.audit(hand=rechain(HAND, specs))
-    assert_fails(rep, "over_limit", HAND, k)
+    k = built.seq_of(g.BETS_PLACED, 1)
+    half = {"seat": 2, "spot": "tie", "amount": 400_000}
+    alone = [(t, {"bets": [half]} if i == k else p) for i, (t, _, p) in enumerate(specs)]
+    assert ENG.replay(HAND, alone[:-2]).total_staked == 10_000 + 1000 + 400_000  # legal alone
+    specs[k] = (g.BETS_PLACED, "gateway", {"bets": [half, half]})
+    assert_fails(built.audit(hand=rechain(HAND, specs)), "over_limit", HAND, k)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [{"bets": []}, {"bets": {"seat": 1}}, {"bets": [1]}, {}, {"bets": [BETS[0]], "x": 1}],
+    ids=["empty", "not_a_list", "not_objects", "no_bets", "extra_key"],
+)
+def test_a_malformed_bets_event_is_named(built: Built, payload: dict[str, Any]) -> None:
+    specs = specs_of(built.hand)
+    k = built.seq_of(g.BETS_PLACED, 0)
+    specs[k] = (g.BETS_PLACED, "gateway", payload)
+    assert_fails(built.audit(hand=rechain(HAND, specs)), "malformed", HAND, k)
+
+
+def test_a_log_of_single_bet_events_still_audits(built: Built) -> None:
+    """Hands the dealer wrote before ``bets.placed`` hold one ``bet.placed`` per bet:
+    the same hand in that form replays to the same state, settles to the same money
+    and record, and passes the audit."""
+    specs: list[Spec] = []
+    for type_, producer, payload in dealt_specs(built):
+        if type_ == g.BETS_PLACED:
+            specs += [(g.BET_PLACED, producer, b) for b in payload["bets"]]
+        else:
+            specs.append((type_, producer, payload))
+    assert sum(s[0] == g.BET_PLACED for s in specs) == len(BETS)
+    old, hs = finish(rechain(HAND, specs))
+    assert hs.record_bytes == built.hs.record_bytes and hs.postings == built.hs.postings
+    now = ENG.replay(HAND, [(e.type, e.payload) for e in built.hand.events])
+    then = ENG.replay(HAND, [(e.type, e.payload) for e in old.events])
+    assert repr(now) == repr(then)
+    rep = built.audit(hand=old, stored=StoredSettlement(hs.record_bytes, hs.postings))
+    assert rep.verdict is Verdict.PASS, rep.to_json_dict()
 
 
 @pytest.mark.parametrize(

@@ -322,7 +322,7 @@ def test_a_tampered_export_fails_with_exit_1(
 ) -> None:
     p = signed_export(tmp_path)
     lines = p.read_text(encoding="utf-8").splitlines()
-    i = next(n for n, line in enumerate(lines) if '"bet.placed"' in line)
+    i = next(n for n, line in enumerate(lines) if '"bets.placed"' in line)
     lines[i] = lines[i].replace('"amount": 1000', '"amount": 2000')
     p.write_text("\n".join(lines) + "\n", encoding="utf-8")
     rc, out, _ = run(capsys, "audit", "--file", str(p))

@@ -203,16 +203,26 @@ def test_a_hand_is_chained_and_sealed_by_the_right_producers(h: Harness) -> None
     last = h.keep(h.d.close_betting(hid))
     events, seals = h.events(hid), [s for s in h.seals() if any(x.stream == hid for x in s.entries)]
     types = [e.type for e in events]
-    assert types[:5] == [g.HAND_OPENED, g.BET_PLACED, g.BET_PLACED, g.BET_PLACED, g.BETTING_CLOSED]
-    assert types[5] == g.CARD_DEALT and types[-1] == g.HAND_CLOSED
-    assert set(types[6:-1]) <= {g.CARD_DEALT}
+    # one bets.placed per call, its bets in the call's order
+    assert types[:4] == [g.HAND_OPENED, g.BETS_PLACED, g.BETS_PLACED, g.BETTING_CLOSED]
+    assert [e.payload for e in events[1:3]] == [
+        {"bets": [{"seat": 1, "spot": "banker", "amount": 10_000}]},
+        {
+            "bets": [
+                {"seat": 2, "spot": "tie", "amount": 1000},
+                {"seat": 2, "spot": "big", "amount": 2000},
+            ]
+        },
+    ]
+    assert types[4] == g.CARD_DEALT and types[-1] == g.HAND_CLOSED
+    assert set(types[5:-1]) <= {g.CARD_DEALT}
     for e in events:
-        want = "gateway" if e.type == g.BET_PLACED else "dealer"
+        want = "gateway" if e.type == g.BETS_PLACED else "dealer"
         assert (e.producer, e.key_id) == (want, f"{want}-k1")
     check_stream(events, seals)
     # one seal per batch, each by the batch's producer, on the batch's head
     assert [s.producer for s in seals] == ["dealer", "gateway", "gateway", "dealer"]
-    assert [s.entries[-1].seq for s in seals] == [0, 1, 3, events[-1].seq]
+    assert [s.entries[-1].seq for s in seals] == [0, 1, 2, events[-1].seq]
     assert [s.sealed_at_ms for s in seals] == sorted(s.sealed_at_ms for s in seals)
     for s in seals:
         s.verify(REGISTRY)
@@ -278,7 +288,7 @@ def test_place_bets_is_all_or_nothing(h: Harness) -> None:
         )
         assert hand.writer.pending == []
     b = h.keep(h.d.place_bets(hid, [good, good]))
-    assert [e.seq for e in b.events] == [1, 2]
+    assert [(e.seq, e.type) for e in b.events] == [(1, g.BETS_PLACED)]
     assert hand.state.total_staked == 2000
     h.keep(h.d.close_betting(hid))
     check_stream(h.events(hid), h.seals())
@@ -312,7 +322,7 @@ def test_a_refused_multi_bet_call_changes_nothing(h: Harness) -> None:
         )
         assert hand.writer.pending == []
     b = h.keep(h.d.place_bets(hid, good))
-    assert [e.seq for e in b.events] == [2, 3]
+    assert [(e.seq, e.payload) for e in b.events] == [(2, {"bets": good})]
     assert h.d.hand(hid).state.total_staked == 4500
     h.keep(h.d.close_betting(hid))
     check_stream(h.events(hid), h.seals())

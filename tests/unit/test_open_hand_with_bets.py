@@ -96,7 +96,7 @@ def test_bets_without_closing_leave_betting_open() -> None:
     d.open_table("t1", "baccarat")
     bets = [{"seat": 1, "spot": "banker", "amount": 10_000}]
     hid, b = d.open_hand("t1", seats_for("baccarat"), bets)
-    assert [e.type for e in b.events if e.stream == hid] == [g.HAND_OPENED, g.BET_PLACED]
+    assert [e.type for e in b.events if e.stream == hid] == [g.HAND_OPENED, g.BETS_PLACED]
     assert d.hand(hid).state.phase == "betting"
     d.place_bets(hid, [{"seat": 2, "spot": "player", "amount": 20_000}])  # more may follow
     d.close_betting(hid)

@@ -9,7 +9,12 @@ The vocabulary of events the engines see (``type`` → payload):
 
 ``hand.opened``      ``{variant, config_version, table, shoe, hand_no, shoe_hand_no,
                       seats: [{seat, player, stack}], params}`` (dealer)
-``bet.placed``       ``{seat, spot, amount}`` (gateway)
+``bets.placed``      ``{bets: [{seat, spot, amount}, ...]}`` (gateway; the bets of one
+                      call, in order: the same as as many ``bet.placed`` events, each
+                      checked against those before it, and one event, one row and one
+                      hash instead of one per bet)
+``bet.placed``       ``{seat, spot, amount}`` (gateway; one bet: what the dealer wrote
+                      before ``bets.placed``, still replayed and audited as written)
 ``betting.closed``   ``{}`` (dealer)
 ``card.dealt``       ``{cards: [{to, card, pos, up}]}`` (dealer; ``to`` is a target the
                       engine named, ``pos`` the position in the shoe, ``up`` face up)
@@ -32,13 +37,15 @@ Each family names its own targets, spots and actions, and validates them with
 :class:`croupier.errors.RuleViolation`, ``can`` answers a bool, ``apply`` does it.
 
 :meth:`Engine.verify` and :meth:`Engine.apply` handle ``hand.closed`` and ``away``
-themselves and pass every other event to :meth:`Engine.verify_event` /
+themselves, take a ``bets.placed`` one ``bet.placed`` at a time, and pass every other
+event to :meth:`Engine.verify_event` /
 :meth:`Engine.apply_event`, which dispatch by type to one pair of hooks per type:
 
 =====================  ===========================  ======================
 event type             check (may return a parse)   state change
 =====================  ===========================  ======================
 ``bet.placed``         ``verify_bet``               ``apply_bet``
+(``bets.placed``)      ``verify_bet`` per bet       ``apply_bet`` per bet
 ``betting.closed``     ``verify_betting_closed``    ``apply_betting_closed``
 ``card.dealt``         ``verify_cards``             ``apply_cards``
 ``cards.revealed``     ``verify_reveal``            ``apply_reveal``
@@ -58,6 +65,7 @@ adds a step, e.g. moving the hand on after every event).
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -68,6 +76,7 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 from croupier.cards import DeckSpec
 from croupier.errors import (
     ActionRejected,
+    BetRejected,
     ConfigError,
     InvalidInput,
     RuleViolation,
@@ -78,6 +87,7 @@ from croupier.money import RakePolicy, SettlementResult
 # Event types
 HAND_OPENED = "hand.opened"
 BET_PLACED = "bet.placed"
+BETS_PLACED = "bets.placed"
 BETTING_CLOSED = "betting.closed"
 CARD_DEALT = "card.dealt"
 DICE_ROLLED = "dice.rolled"
@@ -104,6 +114,7 @@ PRODUCER_OF = {
     SHOE_OPENED: "dealer",
     SHOE_REVEALED: "dealer",
     BET_PLACED: "gateway",
+    BETS_PLACED: "gateway",
     ACTION_TAKEN: "gateway",
     HAND_OUTCOME: "rules",
     HAND_SETTLED: "settlement",
@@ -146,6 +157,29 @@ def check_producers(events: Sequence[Any]) -> None:
                 stream=e.stream,
                 seq=e.seq,
             )
+
+
+def placed_bets(type_: str, payload: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The bets an event places, in order: ``bet.placed``'s one, ``bets.placed``'s list,
+    none for any other type. A ``bets.placed`` whose ``bets`` is not a non-empty list of
+    objects is refused (:class:`croupier.errors.BetRejected`, reason ``malformed``); each
+    bet's own fields are the engine's to check, as for ``bet.placed``."""
+    if type_ == BET_PLACED:
+        return [payload]
+    if type_ != BETS_PLACED:
+        return []
+    bets = payload.get("bets")
+    if (
+        not isinstance(bets, list)
+        or not bets
+        or not all(isinstance(b, Mapping) for b in bets)
+        or len(payload) != 1
+    ):
+        raise BetRejected(
+            "bets.placed holds one key, bets: a non-empty list of {seat, spot, amount}",
+            reason="malformed",
+        )
+    return bets
 
 
 def check_dice(payload: Mapping[str, Any]) -> tuple[list[int], list[int]]:
@@ -389,6 +423,12 @@ class Engine(ABC, Generic[S]):
         if type_ == ACTION_TAKEN and payload.get("action") == AWAY:
             self._verify_away(state, payload)
             return
+        if type_ == BETS_PLACED:  # each bet against those before it, on a copy
+            trial = copy.deepcopy(state)
+            for bet in placed_bets(type_, payload):
+                self.verify(trial, BET_PLACED, bet)
+                self.apply(trial, BET_PLACED, bet)
+            return
         self.verify_event(state, type_, payload)
 
     def apply(self, state: S, type_: str, payload: Mapping[str, Any]) -> None:
@@ -400,6 +440,10 @@ class Engine(ABC, Generic[S]):
         if type_ == ACTION_TAKEN and payload.get("action") == AWAY:
             state.away.add(int(payload["seat"]))
             self.on_away(state, int(payload["seat"]))
+            return
+        if type_ == BETS_PLACED:
+            for bet in placed_bets(type_, payload):
+                self.apply(state, BET_PLACED, bet)
             return
         self.apply_event(state, type_, payload)
 
@@ -591,7 +635,15 @@ class Engine(ABC, Generic[S]):
         return True
 
     def step(self, state: S, type_: str, payload: Mapping[str, Any]) -> None:
-        """verify then apply."""
+        """verify then apply. A ``bets.placed`` is stepped bet by bet on the state
+        itself (no copy): when one bet is refused the bets before it stay applied, so a
+        caller that keeps the state after a refusal rebuilds it (the dealer replays the
+        hand's events; a replay that raises is abandoned)."""
+        if type_ == BETS_PLACED:
+            for bet in placed_bets(type_, payload):
+                self.verify(state, BET_PLACED, bet)
+                self.apply(state, BET_PLACED, bet)
+            return
         self.verify(state, type_, payload)
         self.apply(state, type_, payload)
 

@@ -138,8 +138,11 @@ def _event_lines(
     lines: list[str] = []
     hidden: dict[str, list[str]] = {}  # target -> face-down cards not yet turned up
     for type_, p in events[1:]:
-        if type_ == g.BET_PLACED:
-            lines.append(f"{t.seat(p['seat'])}: bets {money(p['amount'])} on {p['spot']}")
+        if type_ in (g.BET_PLACED, g.BETS_PLACED):
+            lines += [
+                f"{t.seat(b['seat'])}: bets {money(b['amount'])} on {b['spot']}"
+                for b in g.placed_bets(type_, p)
+            ]
         elif type_ == g.BETTING_CLOSED:
             lines.append("-- betting closed --")
         elif type_ == g.CARD_DEALT:
@@ -194,7 +197,7 @@ def _forced_lines(
 ) -> list[str]:
     """Stakes the rules post by themselves (no event carries them): the blinds, where
     the outcome names their seats, and the ante every seat pays (unless the ante is
-    a ``bet.placed`` of its own)."""
+    a bet of its own)."""
     out: list[str] = []
     raw = cfg.raw
     blinds = raw.get("blinds")
@@ -209,7 +212,7 @@ def _forced_lines(
     ante = raw.get("ante")
     if isinstance(ante, Mapping) and "value" in ante:
         ante = ante["value"]
-    placed = any(ty == g.BET_PLACED and p.get("spot") == "ante" for ty, p in events)
+    placed = any(b.get("spot") == "ante" for ty, p in events for b in g.placed_bets(ty, p))
     if isinstance(ante, int) and not isinstance(ante, bool) and ante > 0 and not placed:
         out += [
             f"{t.seat(s['seat'])}: posts the ante {money(ante)} (by the rules)"

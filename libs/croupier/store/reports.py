@@ -1,7 +1,8 @@
 """What the money reports read: settled hands in a time window, straight from the ledger
 (``ledger_transactions`` and their ``ledger_postings``), the settlement record stored
 with each transaction, and the hand's stakes as the log recorded them (``hand.opened``
-seats and ``bet.placed`` events). Hands whose settlement was voided are left out.
+seats and the bets of ``bets.placed`` and ``bet.placed`` events). Hands whose settlement
+was voided are left out.
 The arithmetic is :mod:`croupier.report`'s."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from croupier.games import base as g
 from croupier.store import schema
 from croupier.store.db import Database
 
@@ -93,15 +95,21 @@ def settled_hands(
         hand_part = names[i : i + CHUNK]
         for e in conn.execute(
             sa.select(_E.c.stream_id, _E.c.type, _E.c.payload)
-            .where(_E.c.stream_id.in_(hand_part), _E.c.type.in_(("hand.opened", "bet.placed")))
+            .where(
+                _E.c.stream_id.in_(hand_part),
+                _E.c.type.in_((g.HAND_OPENED, g.BET_PLACED, g.BETS_PLACED)),
+            )
             .order_by(_E.c.stream_id, _E.c.seq)
         ):
             h = by_hand[str(e.stream_id)]
             p = json.loads(bytes(e.payload))
-            if e.type == "hand.opened":
+            if e.type == g.HAND_OPENED:
                 h.players = {int(s["seat"]): str(s["player"]) for s in p["seats"]}
             else:
-                h.bets.append((int(p["seat"]), str(p["spot"]), int(p["amount"])))
+                h.bets += [
+                    (int(b["seat"]), str(b["spot"]), int(b["amount"]))
+                    for b in g.placed_bets(str(e.type), p)
+                ]
     return list(hands.values())
 
 

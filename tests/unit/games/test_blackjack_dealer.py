@@ -64,13 +64,10 @@ def test_hands_through_the_dealer_validate_close_settle_and_audit(variant: str) 
         log = run.stream(hand.hand_id)
         verify_chain(log.events)
         types = [x.type for x in log.events]
-        assert types[:5] == [
-            g.HAND_OPENED,
-            g.BET_PLACED,
-            g.BET_PLACED,
-            g.BET_PLACED,
-            g.BETTING_CLOSED,
-        ]
+        assert types[:3] == [g.HAND_OPENED, g.BETS_PLACED, g.BETTING_CLOSED]
+        assert log.events[1].payload == {
+            "bets": [{"seat": s, "spot": sp, "amount": a} for s, sp, a in Run.bets]
+        }
         assert types[-1] == g.HAND_CLOSED and hand.state.closed
         if e.rules.dealer_hole_card:
             down = [

@@ -71,7 +71,9 @@ def test_rounds_through_the_dealer_roll_close_settle_and_audit() -> None:
         log = run.stream(hid)
         verify_chain(log.events)
         types = [x.type for x in log.events]
-        assert types == [g.HAND_OPENED] + [g.BET_PLACED] * 6 + [
+        assert types == [
+            g.HAND_OPENED,
+            g.BETS_PLACED,
             g.BETTING_CLOSED,
             g.DICE_ROLLED,
             g.HAND_CLOSED,

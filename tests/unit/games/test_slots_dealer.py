@@ -84,7 +84,7 @@ def test_spins_and_double_ups_through_the_dealer_settle_and_audit() -> None:
         types = [x.type for x in log.events]
         assert types[:5] == [
             g.HAND_OPENED,
-            g.BET_PLACED,
+            g.BETS_PLACED,
             g.BETTING_CLOSED,
             g.DICE_ROLLED,
             types[4],
