@@ -100,7 +100,7 @@ def main() -> None:
         help="audit this many times per --jobs (a fresh auditor each time) and keep the "
         "least CPU per hand: on a shared machine the others only add",
     )
-    p.add_argument("--profile", action="store_true")
+    p.add_argument("--profile", dest="profile_audit", action="store_true")
     p.add_argument("--database-url")
     p.add_argument("--nats-url")
     p.add_argument(
@@ -111,6 +111,7 @@ def main() -> None:
     args = p.parse_args()
     # what bench_pipeline's drive() reads beyond the options above
     args.prefill, args.all_variants, args.no_floor = 0, False, True
+    args.profile = None  # drive()'s own --profile DIR (the services'), not this one
     with tempfile.TemporaryDirectory(prefix="croupier-bench-") as tmp:
         d = args.store or tmp
         Path(d).mkdir(parents=True, exist_ok=True)
@@ -131,7 +132,7 @@ def main() -> None:
             elif reps != first:
                 raise SystemExit(f"--jobs {jobs} reported differently from --jobs {args.jobs[0]}")
             print(f"audit --jobs {jobs}: {rate:,.0f} hands/s, {us:,.0f} CPU µs/hand")
-        if args.profile:
+        if args.profile_audit:
             profile(db_url, f"{d}/keys")
 
 
