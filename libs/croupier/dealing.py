@@ -196,10 +196,14 @@ class Dealer:
         clock_ms: Callable[[], int],
         seed_source: Callable[[], bytes] = fair.new_server_seed,
         seal_on_commit: bool = False,
+        single_bet_events: bool = False,
     ) -> None:
         if dealer.producer != "dealer" or gateway.producer != "gateway":
             raise InvalidInput("Dealer needs a dealer and a gateway signer")
         self.seal_on_commit = seal_on_commit
+        # one bet.placed per bet instead of one bets.placed per call: for readers older
+        # than bets.placed, while a cluster is upgraded (CROUPIER_SINGLE_BET_EVENTS)
+        self.single_bet_events = single_bet_events
         self.dealer = dealer
         self.gateway = gateway
         self.clock_ms = clock_ms
@@ -493,7 +497,11 @@ class Dealer:
         except BaseException:
             hand.state = eng.replay(hand.hand_id, [(e.type, e.payload) for e in hand.events])
             raise
-        hand.writer.append(self.gateway, g.BETS_PLACED, {"bets": items})
+        if self.single_bet_events:
+            for it in items:
+                hand.writer.append(self.gateway, g.BET_PLACED, it)
+        else:
+            hand.writer.append(self.gateway, g.BETS_PLACED, {"bets": items})
         b.extend(self._flush(hand, self.gateway))
         return b
 

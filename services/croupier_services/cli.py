@@ -146,6 +146,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
         unverifiable_pause_s=s.unverifiable_pause_s,
         request_id_retention_s=s.request_id_retention_s,
         require_request_id=s.require_request_id,
+        single_bet_events=s.single_bet_events,
         dealer_id=s.dealer_id,
         dealer_address=s.dealer_address,
         lease_ttl_ms=s.lease_ttl_ms,

@@ -351,6 +351,13 @@ REQUIRE_REQUEST_ID = _b(
     False,
     "`1`: refuse mutating gateway calls without a request id",
 )
+SINGLE_BET_EVENTS = _b(
+    "CROUPIER_SINGLE_BET_EVENTS",
+    False,
+    "`1`: the dealer writes one `bet.placed` per bet instead of one `bets.placed` per "
+    "call, for rule, settlement and audit processes older than `bets.placed` (a rolling "
+    "upgrade); turn it off once all of them are upgraded",
+)
 # dealer replicas (table leases)
 DEALER_ID = _s(
     "CROUPIER_DEALER_ID",
@@ -579,6 +586,7 @@ class Settings:
     unverifiable_pause_s: float = 30.0
     request_id_retention_s: int = 86_400
     require_request_id: bool = False
+    single_bet_events: bool = False
     log_format: str = "json"
     dealer_id: str = ""
     dealer_address: str = ""
@@ -601,6 +609,7 @@ class Settings:
             unverifiable_pause_s=UNVERIFIABLE_PAUSE_S.get(),
             request_id_retention_s=REQUEST_ID_RETENTION_S.get(),
             require_request_id=REQUIRE_REQUEST_ID.get(),
+            single_bet_events=SINGLE_BET_EVENTS.get(),
             log_format=LOG_FORMAT.get(),
             dealer_id=DEALER_ID.get(),
             dealer_address=DEALER_ADDRESS.get(),

@@ -159,6 +159,7 @@ class Node:
     unverifiable_pause_s: float = 30.0
     request_id_retention_s: int = 86_400  # gateway request ids kept this long, then pruned
     require_request_id: bool = False  # refuse mutating gateway calls without a request id
+    single_bet_events: bool = False  # one bet.placed per bet (consumers older than bets.placed)
     dealer_id: str = ""  # a dealer replica's id: tables owned by lease ("": single dealer)
     dealer_address: str = ""  # where other replicas route this replica's tables
     lease_ttl_ms: int = 10_000
@@ -212,7 +213,12 @@ class Node:
         seats: SeatTokens | None = None
         if "dealer" in self.roles:
             self.core = DealerCore(
-                Dealer(signers["dealer"], signers["gateway"], clock_ms=now_ms),
+                Dealer(
+                    signers["dealer"],
+                    signers["gateway"],
+                    clock_ms=now_ms,
+                    single_bet_events=self.single_bet_events,
+                ),
                 self.store,
                 None,
                 seed_box=seed_box(auth),

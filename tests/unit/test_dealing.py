@@ -233,6 +233,36 @@ def test_a_hand_is_chained_and_sealed_by_the_right_producers(h: Harness) -> None
     assert events[-1].payload == {"positions_used": closed.shoe.pos, "carry": {}}
 
 
+def test_single_bet_events_for_readers_older_than_bets_placed() -> None:
+    """With ``single_bet_events`` (CROUPIER_SINGLE_BET_EVENTS, for a rolling upgrade) a
+    call's bets are one ``bet.placed`` each, as before ``bets.placed``: same state,
+    a valid chain and seals, and the same bets in the same order as one event holds."""
+    hands = []
+    for single in (False, True):
+        x = Harness()
+        x.d.single_bet_events = single
+        x.keep(x.d.open_table("t1", "baccarat"))
+        hid = x.open_hand()
+        bets = [
+            {"seat": 1, "spot": "banker", "amount": 10_000},
+            {"seat": 2, "spot": "tie", "amount": 1000},
+        ]
+        x.keep(x.d.place_bets(hid, bets))
+        state = repr(x.d.hand(hid).state)
+        x.keep(x.d.close_betting(hid))
+        check_stream(x.events(hid), x.seals())
+        hands.append((x.events(hid), state))
+    (one, s1), (each, s2) = hands
+    assert [e.type for e in one[:3]] == [g.HAND_OPENED, g.BETS_PLACED, g.BETTING_CLOSED]
+    assert [e.type for e in each[:4]] == [
+        g.HAND_OPENED,
+        g.BET_PLACED,
+        g.BET_PLACED,
+        g.BETTING_CLOSED,
+    ]
+    assert [e.payload for e in each[1:3]] == one[1].payload["bets"] and s1 == s2
+
+
 def test_coverage_fails_without_a_producer_seal_or_key(h: Harness) -> None:
     hid = h.play(bets=[{"seat": 1, "spot": "player", "amount": 1000}])
     events = h.events(hid)
