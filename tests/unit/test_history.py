@@ -65,3 +65,18 @@ def test_money() -> None:
     assert money(0, sign=True) == "+0"
     assert money("20000/7") == "2,857 1/7"
     assert money(Fraction(-1, 3)) == "-0 1/3"
+
+
+def test_bets_in_one_event_read_as_the_same_bets_one_by_one() -> None:
+    """A hand whose bets are one ``bets.placed`` (as the dealer writes a call's bets)
+    has the same history as the same hand with one ``bet.placed`` per bet (older logs):
+    each bet on its own line, in order, and the same settlement."""
+    single = log_of("baccarat")
+    bets = [p for t, p in single.events if t == "bet.placed"]
+    assert len(bets) >= 2
+    first = next(i for i, (t, _) in enumerate(single.events) if t == "bet.placed")
+    rest = [e for e in single.events[first:] if e[0] != "bet.placed"]
+    one = HandLog(single.hand_id, (*single.events[:first], ("bets.placed", {"bets": bets}), *rest))
+    text = render(single)
+    assert render(one) == text
+    assert text.count(" bets ") >= len(bets)
