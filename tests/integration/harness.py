@@ -21,7 +21,7 @@ import tempfile
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,7 +58,7 @@ from croupier_services.gateway_client import GatewayClient
 from croupier_services.grpc_util import add_health_and_reflection, bind, make_server
 from croupier_services.keys import TRUST_ROOT_FILE, TrustedKeys, init_keys, key_path
 from croupier_services.rules import RulesService
-from croupier_services.runtime import SERVICE_NAMES
+from croupier_services.runtime import SERVICE_NAMES, Node
 from croupier_services.security import (
     DealerResources,
     client_channel,
@@ -362,6 +362,32 @@ class SeatTokenAttacher(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[m
 
 def auth_settings(d: AuthDir) -> AuthSettings:
     return AuthSettings.from_env(str(d.root))
+
+
+@contextlib.asynccontextmanager
+async def dealer_node(
+    tmp_path: Path, nats_url: str, **settings: Any
+) -> AsyncIterator[tuple[Node, gateway_pb2_grpc.GatewayServiceStub]]:
+    """A dealer as ``croupier serve dealer`` wires it (:class:`Node`), with its own dev
+    material, keys and SQLite store under ``tmp_path`` and ``settings`` given to the
+    node, and a gateway's stub of it; stopped on exit."""
+    auth = init_dev(tmp_path / "auth")
+    init_keys(tmp_path / "keys")  # the operator's keys: the dealer loads its own
+    node = Node(
+        roles=("dealer",),
+        database_url=f"sqlite:///{tmp_path / 'dealer.sqlite'}",
+        keys_dir=str(tmp_path / "keys"),
+        nats_url=nats_url,
+        auth=AuthSettings.from_env(str(auth.root)),
+        **settings,
+    )
+    await node.start()
+    try:
+        assert node.store is not None
+        async with client_channel(f"127.0.0.1:{node.bound_port}", auth.root, Role.GATEWAY) as ch:
+            yield node, gateway_pb2_grpc.GatewayServiceStub(ch)
+    finally:
+        await node.stop()
 
 
 async def serve_gateway(

@@ -15,21 +15,17 @@ from typing import Any
 import grpc
 import pytest
 
-from croupier.auth import Role, init_dev
 from croupier.bus.embedded import EmbeddedNats
 from croupier.bus.jetstream import Bus
 from croupier.games import base as g
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
 from croupier.testing import bets_of
-from croupier_services.config import AuthSettings, Settings
+from croupier_services.config import Settings
 from croupier_services.dealer import GatewayServicer, prune_request_ids, prune_requests_once
 from croupier_services.gateway_client import GatewayClient, RetryPolicy
 from croupier_services.grpc_util import error_info
-from croupier_services.keys import init_keys
-from croupier_services.runtime import Node
-from croupier_services.security import client_channel
 
-from .harness import Cluster, now_ms, seat_entries
+from .harness import Cluster, dealer_node, now_ms, seat_entries
 
 pytestmark = pytest.mark.integration
 
@@ -256,29 +252,15 @@ async def test_a_dealer_process_applies_the_policy(
 ) -> None:
     """The dealer as ``croupier serve dealer`` wires it (runtime.Node): request ids
     required, and its pruning loop running with the retention it was given."""
-    auth = init_dev(tmp_path / "auth")
-    init_keys(tmp_path / "keys")  # the operator's keys: the dealer loads its own
-    node = Node(
-        roles=("dealer",),
-        database_url=f"sqlite:///{tmp_path / 'dealer.sqlite'}",
-        keys_dir=str(tmp_path / "keys"),
-        nats_url=embedded_nats.url,
-        request_id_retention_s=0,
-        require_request_id=True,
-        auth=AuthSettings.from_env(str(auth.root)),
-    )
-    await node.start()
-    try:
+    async with dealer_node(
+        tmp_path, embedded_nats.url, request_id_retention_s=0, require_request_id=True
+    ) as (node, gw):
         assert node.store is not None
-        async with client_channel(f"127.0.0.1:{node.bound_port}", auth.root, Role.GATEWAY) as ch:
-            gw = gateway_pb2_grpc.GatewayServiceStub(ch)
-            req = gateway_pb2.OpenTableRequest(table_id="node_t", variant="baccarat")
-            await expect(gw.OpenTable(req), grpc.StatusCode.INVALID_ARGUMENT, "request_id_required")
-            req.request_id = rid()
-            await gw.OpenTable(req)
-            assert node.store.count_requests() == 1
-    finally:
-        await node.stop()
+        req = gateway_pb2.OpenTableRequest(table_id="node_t", variant="baccarat")
+        await expect(gw.OpenTable(req), grpc.StatusCode.INVALID_ARGUMENT, "request_id_required")
+        req.request_id = rid()
+        await gw.OpenTable(req)
+        assert node.store.count_requests() == 1
 
 
 async def test_expected_seq_guards_hand_calls(idle_cluster: Cluster) -> None:
