@@ -109,6 +109,26 @@ def test_every_proof_up_to_70_leaves_equals_the_rfc_definition_and_verifies() ->
             verify_consistency(m, n, t.root(m), root, c)
 
 
+def test_proofs_asked_while_the_tree_grows_equal_a_fresh_trees() -> None:
+    # the tree keeps every range hash it built: asked again at a later size, or for a
+    # size it has not reached, it answers as a tree built fresh does (or refuses)
+    data = [i.to_bytes(2, "big") for i in range(40)]
+    grown = MemoryTree()
+    for n, d in enumerate(data, start=1):
+        grown.append(leaf_hash(d))
+        fresh = _tree(data[:n])
+        for i in range(n):
+            assert (
+                grown.inclusion_proof(i, n) == fresh.inclusion_proof(i, n) == _rfc_path(i, data[:n])
+            )
+        for m in range(1, n + 1):
+            assert grown.consistency_proof(m, n) == fresh.consistency_proof(m, n)
+        with pytest.raises(InvalidInput):
+            grown.inclusion_proof(0, n + 1)
+        with pytest.raises(InvalidInput):
+            grown.consistency_proof(1, n + 1)
+
+
 def _flip(h: bytes) -> bytes:
     return bytes([h[0] ^ 8]) + h[1:]
 
