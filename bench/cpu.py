@@ -50,3 +50,31 @@ def postgres_cpu_seconds() -> float | None:
         if st[2] not in pg:  # the postmaster: its parent is not a postgres process
             ticks += int(st[14]) + int(st[15])  # cutime, cstime: its reaped backends
     return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _cmdline(pid: str) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def postgres_background_seconds() -> float | None:
+    """Of :func:`postgres_cpu_seconds`, what the server's own background processes
+    spent so far (checkpointer, background writer, WAL writer, autovacuum, ...): the
+    live ``postgres`` processes serving no client (their title names no client address).
+    What is left of the total over an interval is the backends'. ``None`` as there."""
+    procs = {pid: st for pid in os.listdir("/proc") if pid.isdigit() if (st := _stat(pid))}
+    pg = {pid: st for pid, st in procs.items() if st[0] == "postgres"}
+    if not pg:
+        return None
+    ticks = 0
+    for pid, st in pg.items():
+        if st[2] not in pg:  # the postmaster
+            continue
+        title = _cmdline(pid)
+        if "(" in title or "[local]" in title:  # a backend: "user db 127.0.0.1(port) ..."
+            continue
+        ticks += int(st[12]) + int(st[13])
+    return ticks / os.sysconf("SC_CLK_TCK")

@@ -1,9 +1,10 @@
 """The steady-state money queries are index (or primary-key) reads whose cost does not
 grow with the ledger: the settlement commit's idempotency and per-hand lookups, a
 balance, every balance, the all-time rake summary (with its settled counts) and the
-settled count of a variant. Every SELECT each operation runs is captured as executed and
-its plan asked of the database (``EXPLAIN QUERY PLAN`` on SQLite; ``EXPLAIN`` with
-sequential scans disabled on PostgreSQL, so a plan that still scans has no index)."""
+settled count of a variant or of some tables. Every SELECT each operation runs is
+captured as executed and its plan asked of the database (``EXPLAIN QUERY PLAN`` on
+SQLite; ``EXPLAIN`` with sequential scans disabled on PostgreSQL, so a plan that still
+scans has no index)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,7 @@ OPS: dict[str, Callable[[Store], Any]] = {
     "GetRakeSummary": lambda s: s.rake_summary(),
     "GetRakeSummary of a variant": lambda s: s.rake_summary("baccarat"),
     "settled count": lambda s: s.count_settlements("baccarat"),
+    "settled count of some tables": lambda s: s.count_settlements(table_ids=["t1", "t2"]),
 }
 
 

@@ -683,6 +683,11 @@ def test_list_settlements_paging(store: Store) -> None:
     assert all(s.table_id == "t1" and s.variant == "baccarat" for s in t1) and t1
     assert len(store.list_settlements(since_ms=110, until_ms=115)) == 5
     assert store.count_settlements("baccarat") == 15
+    assert store.count_settlements(table_ids=["t1"]) == 11  # odd i: 1, 3, ..., 21
+    assert store.count_settlements(table_ids=["t0", "t1"]) == 23
+    assert store.count_settlements("baccarat", table_ids=["t1"]) == len(t1)
+    assert store.count_settlements(table_ids=[]) == 0
+    assert store.count_settlements(table_ids=["nowhere"]) == 0
 
 
 def test_rake_summary(store: Store) -> None:

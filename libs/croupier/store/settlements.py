@@ -246,11 +246,24 @@ def list_settlements(
     return [_row(r) for r in conn.execute(q)]
 
 
-def count_settlements(conn: Connection, variant: str | None = None) -> int:
+def count_settlements_query(
+    variant: str | None = None, table_ids: Sequence[str] | None = None
+) -> sa.Select[Any]:
+    """``count(*)`` of the settlements of ``variant`` and/or of the tables ``table_ids``:
+    by tables, a range of the ``(table_id, hand_id)`` index per table, whatever else the
+    store holds; by variant alone, every hand of the variant."""
     q = sa.select(sa.func.count()).select_from(_ST)
     if variant is not None:
         q = q.where(_ST.c.variant == variant)
-    return int(conn.execute(q).scalar_one())
+    if table_ids is not None:
+        q = q.where(_ST.c.table_id.in_(list(table_ids)))
+    return q
+
+
+def count_settlements(
+    conn: Connection, variant: str | None = None, table_ids: Sequence[str] | None = None
+) -> int:
+    return int(conn.execute(count_settlements_query(variant, table_ids)).scalar_one())
 
 
 def settlements_with_postings(
@@ -338,6 +351,8 @@ class SettlementStore(Database):
                 limit=limit,
             )
 
-    def count_settlements(self, variant: str | None = None) -> int:
+    def count_settlements(
+        self, variant: str | None = None, table_ids: Sequence[str] | None = None
+    ) -> int:
         with self._read() as conn:
-            return count_settlements(conn, variant)
+            return count_settlements(conn, variant, table_ids)
