@@ -32,6 +32,12 @@ def _stat(pid: str) -> list[str] | None:
     return [name, *text.rsplit(")", 1)[1].split()]
 
 
+def _postgres_procs() -> dict[str, list[str]]:
+    """Every live ``postgres`` process this user can read, by pid: its /proc stat."""
+    procs = {pid: st for pid in os.listdir("/proc") if pid.isdigit() if (st := _stat(pid))}
+    return {pid: st for pid, st in procs.items() if st[0] == "postgres"}
+
+
 def postgres_cpu_seconds() -> float | None:
     """CPU seconds of this machine's PostgreSQL server so far: every live ``postgres``
     process (postmaster, backends, background workers) plus what the postmaster reaped
@@ -40,8 +46,7 @@ def postgres_cpu_seconds() -> float | None:
 
     The server is the machine's, not the run's: anything else using it in the same
     interval is counted too."""
-    procs = {pid: st for pid in os.listdir("/proc") if pid.isdigit() if (st := _stat(pid))}
-    pg = {pid: st for pid, st in procs.items() if st[0] == "postgres"}
+    pg = _postgres_procs()
     if not pg:
         return None
     ticks = 0
@@ -65,8 +70,7 @@ def postgres_background_seconds() -> float | None:
     spent so far (checkpointer, background writer, WAL writer, autovacuum, ...): the
     live ``postgres`` processes serving no client (their title names no client address).
     What is left of the total over an interval is the backends'. ``None`` as there."""
-    procs = {pid: st for pid in os.listdir("/proc") if pid.isdigit() if (st := _stat(pid))}
-    pg = {pid: st for pid, st in procs.items() if st[0] == "postgres"}
+    pg = _postgres_procs()
     if not pg:
         return None
     ticks = 0
