@@ -48,7 +48,8 @@ from croupier.errors import (
 from croupier.events import Event, Seal, SealVerifier, verify_chain
 from croupier.games import base as g
 from croupier.games.registry import engine as engine_for
-from croupier.settlement import recorded_version, settle_state
+from croupier.money.record import RECORD_VERSION
+from croupier.settlement import HandSettlement, recorded_version, settlement_of
 from croupier.signing import KeyRegistry
 from croupier.tlog import merkle, seal_leaf_hash
 from croupier.tlog.note import Checkpoint
@@ -249,7 +250,7 @@ def audit_hand(
             )
         rep.checks.append("outcome")
         # 6: settlement
-        hs = settle_state(eng, state, _record_version(stored))
+        hs = _settle_as_recorded(eng, state, stored)
         rep.settlement = hs.record
         if settled_ev is None or stored is None:
             return rep.fail("not_settled", "hand has no settlement", hand_id, None)
@@ -391,10 +392,22 @@ def effective_commitment(
     return c
 
 
-def _record_version(stored: StoredSettlement | None) -> int:
-    """The record version ``stored`` was written with (the current one when there is no
-    stored record or it names none this auditor knows: the comparison then fails)."""
-    return recorded_version(None if stored is None else stored.record_bytes)
+def _settle_as_recorded(
+    eng: g.Engine[Any], state: g.HandState, stored: StoredSettlement | None
+) -> HandSettlement:
+    """The settlement of ``state`` with its record written at the version ``stored`` was
+    written with (the current one when there is no stored record or it names none this
+    auditor knows: the comparison then fails). Written at the current version first: a
+    record equal to it byte for byte names that version, so the stored record is parsed
+    (to read its version) only when the two differ."""
+    result = eng.settle(state)
+    hs = settlement_of(result, state.hand_id, eng.variant)
+    if stored is None or stored.record_bytes == hs.record_bytes:
+        return hs
+    version = recorded_version(stored.record_bytes)
+    if version == RECORD_VERSION:
+        return hs
+    return settlement_of(result, state.hand_id, eng.variant, version)
 
 
 def _posting_diff(stored: Sequence[tuple[str, int]], want: Sequence[tuple[str, int]]) -> str:

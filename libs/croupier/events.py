@@ -490,9 +490,8 @@ def verify_chain(
             payload, canonical_ = parsed[i], True
         else:
             try:
-                payload = canonical.loads(e.payload_bytes)
-                canonical_ = canonical.dumps(payload, check=False) == e.payload_bytes
-            except (InvalidInput, ValueError):
+                payload, canonical_ = canonical.parse(e.payload_bytes), True
+            except InvalidInput:
                 canonical_ = False
         if not canonical_ or not isinstance(payload, dict):
             raise ChainError(

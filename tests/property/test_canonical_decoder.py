@@ -272,3 +272,147 @@ def test_lone_surrogates_parse_as_the_reference() -> None:
     assert not canonical.is_canonical(b'"\\ud800"')
     with pytest.raises(ValueError):
         canonical.loads(b'"\xff"')
+
+
+# --------------------------------------------------------------------------- parse()
+# canonical.parse(data) is the value of canonical text and refuses everything else; its
+# quick path (orjson's value written back equals the text, no float token) must give
+# exactly what the definition gives: the reference parse, when the reference encoder
+# writes that value back as the very same bytes.
+
+
+def _parse_reference(data: bytes) -> Any:
+    try:
+        value = canonical.loads_reference(data)
+        if canonical.dumps_reference(value) == data:
+            return ("value", _typed(value))
+    except (InvalidInput, ValueError, RecursionError):
+        pass
+    return ("refused",)
+
+
+def _parse_outcome(data: bytes) -> Any:
+    try:
+        return ("value", _typed(canonical.parse(data)))
+    except InvalidInput:
+        return ("refused",)
+
+
+def _same_parse(data: bytes) -> None:
+    assert _parse_outcome(data) == _parse_reference(data), data
+    assert canonical.is_canonical(data) == (_parse_reference(data) != ("refused",)), data
+
+
+def _canonical_texts(value: Any) -> list[bytes]:
+    """``value`` as canonical text would spell it (floats and all: the parse refuses
+    them), and the near misses: unsorted keys, ASCII escapes, spaces."""
+    out = [json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)]
+    out.append(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+    out.append(json.dumps(value, sort_keys=True, separators=(",", ":")))
+    out.append(json.dumps(value, sort_keys=True))
+    return [s.encode("utf-8", "surrogatepass") for s in out]
+
+
+@settings(max_examples=400)
+@given(_values)
+def test_parse_gives_the_definitions_answer_for_written_values(value: Any) -> None:
+    for data in _canonical_texts(value):
+        _same_parse(data)
+
+
+@settings(max_examples=300)
+@given(
+    _values,
+    st.lists(
+        st.tuples(st.integers(0, 10_000), st.integers(0, 2), st.sampled_from(_ALPHABET)),
+        min_size=1,
+        max_size=3,
+    ),
+)
+def test_parse_gives_the_definitions_answer_for_mutated_canonical_text(
+    value: Any, edits: list[tuple[int, int, bytes]]
+) -> None:
+    data = bytearray(_canonical_texts(value)[0])
+    for at, how, piece in edits:
+        i = at % (len(data) + 1)
+        if how == 0:
+            data[i:i] = piece
+        elif how == 1:
+            data[i : i + len(piece)] = piece
+        else:
+            del data[i : i + 1]
+    _same_parse(bytes(data))
+
+
+def test_parse_gives_the_definitions_answer_over_a_large_random_corpus() -> None:
+    rng = random.Random(20261206)
+    for _ in range(10_000):
+        v = _random_value(rng)
+        _same_parse(_write(v, rng).encode("utf-8", "surrogatepass"))
+        try:
+            text = json.dumps(_plain(v), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        except ValueError:  # NaN is JSON's to refuse here
+            continue
+        _same_parse(text.encode("utf-8", "surrogatepass"))
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, _Pairs):
+        return {k: _plain(x) for k, x in v}
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    return v
+
+
+@pytest.mark.parametrize(
+    ("data", "value"),
+    [
+        (b'{"a":1,"b":[2,"x"]}', {"a": 1, "b": [2, "x"]}),
+        (b'{"at":"06:42:41.362","v":"1e5","w":"[1.5,2e3]"}', None),  # float-like strings
+        (b'{"n":18446744073709551616}', {"n": 2**64}),  # beyond orjson's integers
+        (b'["\\u0001","\\"1.5",",2.5"]', ["\x01", '"1.5', ",2.5"]),
+        (b'"\xc3\xa9"', "é"),
+        (b'{".":".","a":"1.5","b":"e+1","c":"2e-3"}', None),  # marks outside numbers
+        (b'["x:1.5",".5","-1e+2"]', ["x:1.5", ".5", "-1e+2"]),
+        (b"[" * 300 + b"]" * 300, None),  # deep: the reference decides
+    ],
+)
+def test_parse_accepts_canonical_text(data: bytes, value: Any) -> None:
+    got = canonical.parse(data)
+    if value is not None:
+        assert got == value
+    assert canonical.dumps(got) == data
+    _same_parse(data)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"a":1.0}',  # a float
+        b"[1e5]",
+        b"-0.0",
+        b"2.5",
+        b'{"a":[0,-1E3]}',
+        b"[1e-7]",  # orjson's own spellings of floats
+        b'{"a":-1e+16}',
+        b"[0,1.2345678901234568e+29]",
+        b"1e+16",
+        b"-0.5",
+        b'{"b":1,"a":2}',  # keys out of order
+        b'{"a":1,"a":1}',  # a duplicate key
+        b'{"a": 1}',  # white space
+        b'"\\u00e9"',  # an escape the encoder does not write
+        b'"\\ud800"',  # a lone surrogate
+        b"-0",
+        b"[18446744073709551616.0]",
+        b'{"a":NaN}',
+        b"",
+        b'"\xff"',
+        b"[" * 5000 + b"]" * 5000,  # deeper than the reference reads
+    ],
+)
+def test_parse_refuses_what_is_not_canonical(data: bytes) -> None:
+    with pytest.raises(InvalidInput):
+        canonical.parse(data)
+    assert not canonical.is_canonical(data)
+    _same_parse(data)

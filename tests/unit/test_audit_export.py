@@ -605,3 +605,23 @@ def test_load_script() -> None:
     ):
         with pytest.raises(InvalidInput):
             load_script(bad)
+
+
+def test_a_stored_record_naming_another_version(built: Built) -> None:
+    """The auditor writes the record at the current version first and reads the stored
+    record's version only when the two differ: a record naming a version this auditor
+    does not know, or naming the oldest over content it would not write, still fails."""
+    record = canonical.loads(built.stored.record_bytes)
+    for version in (99, 0, "2"):
+        record["record_version"] = version
+        stored = StoredSettlement(canonical.dumps(record), built.stored.postings)
+        assert_fails(
+            built.audit(stored=stored), "record_mismatch", HAND, built.seq_of(g.HAND_SETTLED)
+        )
+    # claiming the oldest version: rebuilt at that version, which the hand.settled event
+    # (written with the current record) no longer matches
+    record["record_version"] = 1
+    stored = StoredSettlement(canonical.dumps(record), built.stored.postings)
+    assert_fails(
+        built.audit(stored=stored), "settlement_mismatch", HAND, built.seq_of(g.HAND_SETTLED)
+    )
