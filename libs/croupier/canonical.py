@@ -83,6 +83,22 @@ def dumps(value: JSONValue, *, check: bool = True) -> bytes:
         return dumps_reference(value)
 
 
+def dumps_parsed(value: JSONValue) -> bytes:
+    """:func:`dumps` (checked) of a value as orjson parses JSON text: dicts, lists,
+    strings, integers, booleans, None and finite floats only. Such a value is canonical
+    JSON unless it holds a float, and orjson writes every float as a float token
+    (:func:`_float_token`), so the walk of the value is needed only when the written
+    text shows one (then the walk decides: a float is refused, a string that merely
+    looks like one is not). A value of other types must go to :func:`dumps`."""
+    try:
+        out = orjson.dumps(value, option=_ORJSON_OPTIONS)
+    except TypeError:
+        return dumps(value)
+    if _float_token(out):
+        return dumps(value)
+    return out
+
+
 def dumps_reference(value: JSONValue) -> bytes:
     """The standard-library encoding that :func:`dumps` reproduces byte for byte."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()

@@ -99,9 +99,13 @@ class Event:
         return {**self.json_header(), "payload": self.payload}
 
     @classmethod
-    def from_json_dict(cls, d: Mapping[str, Any]) -> Event:
+    def from_json_dict(cls, d: Mapping[str, Any], *, json_types_only: bool = False) -> Event:
         """Rebuild an event from its exported form. The hash is taken as given, so a
-        tampered export is caught by :func:`verify_chain`, not hidden here."""
+        tampered export is caught by :func:`verify_chain`, not hidden here.
+        ``json_types_only``: ``d`` is as orjson parsed it (JSON's types only, no NaN), so
+        the payload is checked for floats in its written text
+        (:func:`canonical.dumps_parsed`) instead of by a walk of its value."""
+        encode = canonical.dumps_parsed if json_types_only else canonical.dumps
         try:
             head: tuple[Any, ...] | None = (
                 d["stream"],
@@ -132,7 +136,7 @@ class Event:
                 _SET_PRODUCER(e, head[3])
                 _SET_KEY_ID(e, head[4])
                 _SET_PREV(e, bytes.fromhex(d["prev"]))
-                _SET_PAYLOAD(e, canonical.dumps(d["payload"]))
+                _SET_PAYLOAD(e, encode(d["payload"]))
                 _SET_HASH(e, bytes.fromhex(d["hash"]))
                 return e
             return cls(
@@ -142,7 +146,7 @@ class Event:
                 producer=str(d["producer"]),
                 key_id=str(d["key_id"]),
                 prev_hash=bytes.fromhex(d["prev"]),
-                payload_bytes=canonical.dumps(d["payload"]),
+                payload_bytes=encode(d["payload"]),
                 hash=bytes.fromhex(d["hash"]),
             )
         except (KeyError, ValueError, TypeError) as e:

@@ -416,3 +416,56 @@ def test_parse_refuses_what_is_not_canonical(data: bytes) -> None:
         canonical.parse(data)
     assert not canonical.is_canonical(data)
     _same_parse(data)
+
+
+# ----------------------------------------------------------------- dumps_parsed()
+# Bus messages are parsed by orjson, and each event's payload is then encoded with
+# canonical.dumps_parsed: a look at the written text for a float instead of a walk of
+# the value. For every value orjson can parse, it must answer as dumps() does.
+
+
+def _dumps_outcome(encode: Any, value: Any) -> Any:
+    try:
+        return ("bytes", encode(value))
+    except InvalidInput as e:
+        return ("refused", str(e))
+
+
+def _same_dumps(data: bytes) -> None:
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return
+    got = _dumps_outcome(canonical.dumps_parsed, value)
+    assert got == _dumps_outcome(canonical.dumps, value), data
+
+
+def test_dumps_parsed_answers_as_dumps_over_a_large_random_corpus() -> None:
+    rng = random.Random(20261207)
+    for _ in range(10_000):
+        _same_dumps(_write(_random_value(rng), rng).encode("utf-8", "surrogatepass"))
+
+
+@settings(max_examples=300)
+@given(_values)
+def test_dumps_parsed_answers_as_dumps_for_written_values(value: Any) -> None:
+    for data in _texts(value):
+        _same_dumps(data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass"))
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"a":1.5}',
+        b"[1e-7,2]",
+        b'{"a":[{"b":-2E+3}]}',
+        b'{"x":"1.5","y":"e-1","z":":2e+3"}',  # strings that look like floats
+        b'{"n":123456789012345678901234567890}',  # orjson: a float
+        b'{"a":null,"b":[true,false]}',
+    ],
+)
+def test_dumps_parsed_answers_as_dumps_at_the_edges(data: bytes) -> None:
+    _same_dumps(data)
+    if b"1.5}" in data or b"1e-7" in data or b"E+3" in data:
+        with pytest.raises(InvalidInput):
+            canonical.dumps_parsed(orjson.loads(data))

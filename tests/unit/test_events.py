@@ -290,3 +290,25 @@ def test_the_verifier_remembers_a_bounded_number_of_seals(dealer: Signer, gatewa
     assert seals[0].signature not in v._ok  # forgotten ...
     v.verify(seals[0])  # ... and verified anew
     assert seals[0].signature in v._ok
+
+
+@pytest.mark.parametrize("number", [b"1.5", b"1E5", b"-2e-3", b"1e+2", b"0.0", b"1e400", b"NaN"])
+def test_a_bus_message_with_a_float_in_a_payload_is_refused(dealer: Signer, number: bytes) -> None:
+    """However the sender spells a float (orjson's parse, or the standard library's when
+    orjson declines), the decoded event is refused: canonical JSON has no floats."""
+    from croupier.bus import wire
+
+    ev = make_event("t1_h1", 0, "hand.opened", "dealer", dealer.key_id, bytes(32), {"x": 1})
+    data = wire.encode("hand", [ev], [])
+    assert b'{"x":1}' in data
+    with pytest.raises(InvalidInput, match="float"):
+        wire.decode(data.replace(b'{"x":1}', b'{"x":[0,' + number + b"]}"))
+
+
+def test_a_bus_message_with_strings_that_look_like_floats_decodes(dealer: Signer) -> None:
+    from croupier.bus import wire
+
+    payload = {"at": "06:42:41.362", "ids": ["1.5", "e-1", ",2e+3"], "n": [1, -2]}
+    ev = make_event("t1_h1", 0, "hand.opened", "dealer", dealer.key_id, bytes(32), payload)
+    back = wire.decode(wire.encode("hand", [ev], []))
+    assert back.events == (ev,) and back.events[0].payload == payload

@@ -93,13 +93,14 @@ class _Seals:
 _SEALS = _Seals()
 
 
-def _message(d: Any) -> Message:
+def _message(d: Any, by_orjson: bool) -> Message:
     # each event's bytes are the canonical encoding of the payload parsed here, so the
-    # parse travels with the message (the chain check need not parse the bytes again)
+    # parse travels with the message (the chain check need not parse the bytes again);
+    # what orjson parsed holds JSON's types only, which the encoding checks more cheaply
     raw = d["events"]
     return Message(
         str(d["kind"]),
-        tuple(Event.from_json_dict(e) for e in raw),
+        tuple(Event.from_json_dict(e, json_types_only=by_orjson) for e in raw),
         tuple(_SEALS.get(s) for s in d["seals"]),
         tuple(e["payload"] for e in raw),
     )
@@ -108,10 +109,10 @@ def _message(d: Any) -> Message:
 def decode(data: bytes) -> Message:
     try:
         try:
-            return _message(orjson.loads(data))
+            return _message(orjson.loads(data), True)
         except (ValueError, InvalidInput):
             # orjson declines NaN and turns integers beyond 64 bits into floats (which
             # canonical JSON refuses): the standard library's parse decides then
-            return _message(json.loads(data))
+            return _message(json.loads(data), False)
     except (ValueError, KeyError, TypeError) as e:
         raise InvalidInput(f"malformed bus message: {e}") from e
