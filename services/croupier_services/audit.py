@@ -184,9 +184,10 @@ class Auditor:
 
     def _audit_batch(self, ids: list[str], facts: Facts | None) -> list[AuditReport]:
         hand_events = self.store.read_streams(ids)
-        shoe_ids = sorted(
-            {str(ev[0].payload.get("shoe", "")) for ev in hand_events.values() if ev} - {""}
-        )
+        # each hand's shoe, from its hand.opened (parsed here once; the chain check parses
+        # every payload again, as it must)
+        shoe_of = {hid: str(ev[0].payload.get("shoe", "")) for hid, ev in hand_events.items() if ev}
+        shoe_ids = sorted(set(shoe_of.values()) - {""})
         shoe_events = self.store.read_streams(shoe_ids)
         if facts is not None:
             for ev in hand_events.values():
@@ -213,7 +214,7 @@ class Auditor:
             if not events:
                 rep = AuditReport(hid).fail("not_found", f"no hand {hid!r}", hid, None)
             else:
-                sid = str(events[0].payload.get("shoe", ""))
+                sid = shoe_of[hid]
                 st = stored.get(hid)
                 rep = audit_hand(
                     hid,

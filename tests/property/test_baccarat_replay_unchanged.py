@@ -180,6 +180,8 @@ def _hand(rng: random.Random) -> Events:
                 (g.CARDS_REVEALED, {"to": "player", "cards": []}),
                 ("bogus.type", {}),
                 (g.HAND_CLOSED, {"carry": {"x": 1}}),
+                # a deal out of place: before betting closes, or after the hand closed
+                (g.CARD_DEALT, {"cards": [{"to": "player", "card": "As", "up": True, "pos": 9}]}),
             ]
         )
         events.insert(rng.randrange(1, len(events) + 1), extra)
@@ -299,3 +301,28 @@ def test_random_coups_and_malformed_cards_read_as_before() -> None:
             ref.next_recipient, player, banker
         )
         assert result(rules.evaluate, player, banker) == result(ref.evaluate, player, banker)
+
+
+def test_a_deal_stepped_alone_is_refused_as_verify_and_apply_refuse_it() -> None:
+    """Baccarat steps a deal by its apply hook alone (``checked_by_apply``): on a closed
+    hand, before betting closes, to the wrong side or one card too many, the refusal and
+    the state after it are the reference's (verify, then apply)."""
+    assert g.CARD_DEALT in NEW.checked_by_apply
+    rng = random.Random(5)
+    seen: set[str] = set()
+    for i in range(400):
+        events = [e for e in _hand(rng) if e[0] != g.CARD_DEALT or rng.random() < 0.8]
+        if not events or events[0][0] != g.HAND_OPENED:
+            continue
+        states = [result(e.open, f"h{i}", events[0][1]) for e in (NEW, OLD)]
+        if states[0][0] != "value":
+            continue
+        new_st, old_st = states[0][1], states[1][1]
+        deal = (g.CARD_DEALT, {"cards": [{"to": "banker", "card": "9d", "up": True, "pos": 3}]})
+        for type_, payload in [*events[1:], deal]:
+            new = result(NEW.step, new_st, type_, payload)
+            old = result(OLD.step, old_st, type_, payload)
+            assert new == old and new_st == old_st, (type_, payload)
+            if type_ == g.CARD_DEALT and new[0] != "value":
+                seen.add(new[2])
+    assert {"hand_closed", "illegal_deal", "not_dealing"} <= seen, seen

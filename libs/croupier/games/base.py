@@ -144,6 +144,10 @@ _APPLY_HOOKS = {
 _NOT_OWNED = frozenset({HAND_OUTCOME, HAND_SETTLED})  # events a replay skips
 
 
+def _closed(state: HandState) -> ActionRejected:
+    return ActionRejected(f"hand {state.hand_id} is closed", reason="hand_closed")
+
+
 def check_producers(events: Sequence[Any]) -> None:
     """Raise :class:`croupier.errors.SignatureError` at the first event whose producer
     may not write its type (or whose type is unknown)."""
@@ -392,6 +396,10 @@ class Engine(ABC, Generic[S]):
     family: ClassVar[str]
     #: How refusals name the game ("<name> has no <type> event"); empty: the family id.
     display_name: ClassVar[str] = ""
+    #: Event types whose ``apply_*`` hook makes every check of their ``verify_*`` hook,
+    #: with the same refusal, before it changes anything: :meth:`step` runs that hook
+    #: alone instead of both (a deal checked once, not twice). Default none.
+    checked_by_apply: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, config: VariantConfig) -> None:
         if config.family != self.family:
@@ -410,7 +418,7 @@ class Engine(ABC, Generic[S]):
     def verify(self, state: S, type_: str, payload: Mapping[str, Any]) -> None:
         """Raise :class:`RuleViolation` unless the event is legal now."""
         if state.closed:
-            raise ActionRejected(f"hand {state.hand_id} is closed", reason="hand_closed")
+            raise _closed(state)
         if type_ == HAND_CLOSED:
             self.close_check(state)
             if "carry" in payload and payload["carry"] != self.carry(state):
@@ -643,6 +651,11 @@ class Engine(ABC, Generic[S]):
             for bet in placed_bets(type_, payload):
                 self.verify(state, BET_PLACED, bet)
                 self.apply(state, BET_PLACED, bet)
+            return
+        if type_ in self.checked_by_apply:
+            if state.closed:
+                raise _closed(state)
+            self.apply_event(state, type_, payload)
             return
         self.verify(state, type_, payload)
         self.apply(state, type_, payload)

@@ -84,6 +84,8 @@ def _baccarat_card(given: object) -> str:
 @register_family
 class BaccaratEngine(g.Engine[BaccaratState]):
     family = "baccarat"
+    # a deal's whole check runs before its state change (_dealt)
+    checked_by_apply = frozenset({g.CARD_DEALT})
 
     def __init__(self, config: g.VariantConfig) -> None:
         super().__init__(config)
