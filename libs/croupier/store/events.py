@@ -475,7 +475,7 @@ def read_streams(conn: Connection, stream_ids: Iterable[str]) -> dict[str, list[
     ids = list(dict.fromkeys(stream_ids))
     out: dict[str, list[Event]] = {s: [] for s in ids}
     for chunk in _chunks(ids):
-        for r in conn.execute(_EVENTS_IN, {"ids": chunk}):
+        for r in conn.execute(_EVENTS_IN, {"ids": chunk}).all():
             out[r.stream_id].append(_row_event(r))
     return out
 
@@ -511,7 +511,7 @@ def seals_for_streams(conn: Connection, stream_ids: Iterable[str]) -> dict[str, 
     ids = list(dict.fromkeys(stream_ids))
     naming: dict[str, set[str]] = {s: set() for s in ids}
     for chunk in _chunks(ids):
-        for stream_id, seal_id in conn.execute(_NAMING_IN, {"ids": chunk}):
+        for stream_id, seal_id in conn.execute(_NAMING_IN, {"ids": chunk}).all():
             naming[stream_id].add(seal_id)
     seal_ids = sorted(set().union(*naming.values()))
     decoded: dict[str, tuple[int, str, Seal]] = {}

@@ -274,10 +274,10 @@ def settlements_with_postings(
     out: dict[str, tuple[Settlement, tuple[tuple[str, int], ...]]] = {}
     for i in range(0, len(hand_ids), 500):
         chunk = list(hand_ids[i : i + 500])
-        rows = {r.hand_id: _row(r) for r in conn.execute(_ST_IN, {"ids": chunk})}
+        rows = {r.hand_id: _row(r) for r in conn.execute(_ST_IN, {"ids": chunk}).all()}
         lines: dict[int, list[tuple[str, int]]] = {}
         if rows:
-            for r in conn.execute(_POSTINGS_IN, {"ids": [r.tx_id for r in rows.values()]}):
+            for r in conn.execute(_POSTINGS_IN, {"ids": [r.tx_id for r in rows.values()]}).all():
                 lines.setdefault(int(r.tx_id), []).append((str(r.account), int(r.amount)))
         for hid, st in rows.items():
             out[hid] = (st, tuple(lines.get(st.tx_id, ())))
