@@ -553,6 +553,10 @@ class SealVerifier:
         # by signature, what a verified version-2 signature covers (producer, key id,
         # time, root, size): a part of that seal passes once its paths lead to that root
         self._parts: dict[bytes, tuple[str, str, int, bytes, int]] = {}
+        # by id, a seal of many entries (kept, so that the id stays its own) and its
+        # entries by stream: a range audit asks each commit's seal about each of its
+        # hands, which read the whole entry list every time
+        self._by_stream: dict[int, tuple[Seal, dict[str, tuple[SealEntry, ...]]]] = {}
 
     def verify(self, s: Seal) -> None:
         s.check_key(self.registry, None if self.seen_at is None else self.seen_at(s))
@@ -600,7 +604,7 @@ class SealVerifier:
         by_seq = {e.seq: e for e in events}
         best: dict[str, int] = {}  # producer -> highest sealed seq
         for s in seals:
-            for entry in s.entries:
+            for entry in self._entries_naming(s, stream):
                 if entry.stream != stream:
                     continue
                 ev = by_seq.get(entry.seq)
@@ -631,8 +635,26 @@ class SealVerifier:
                     seq=e.seq,
                 )
 
+    INDEX_FROM = 16
+    """Seals of this many entries or more are looked up by stream (an index built once
+    per seal, at most :attr:`INDEX_CACHE` kept); smaller ones are read whole."""
+    INDEX_CACHE = 4_096
 
-def _remember(kept: dict[bytes, Any], key: bytes, value: Any, cap: int) -> None:
+    def _entries_naming(self, s: Seal, stream: str) -> Sequence[SealEntry]:
+        """``s``'s entries, or of a large seal those naming ``stream``, in their order."""
+        if len(s.entries) < self.INDEX_FROM:
+            return s.entries
+        kept = self._by_stream.get(id(s))
+        if kept is None or kept[0] is not s:
+            index: dict[str, list[SealEntry]] = {}
+            for entry in s.entries:
+                index.setdefault(entry.stream, []).append(entry)
+            kept = (s, {k: tuple(v) for k, v in index.items()})
+            _remember(self._by_stream, id(s), kept, min(self.cache, self.INDEX_CACHE))
+        return kept[1].get(stream, ())
+
+
+def _remember(kept: dict[Any, Any], key: Any, value: Any, cap: int) -> None:
     kept[key] = value
     if len(kept) > cap:
         for old in list(kept)[: cap // 2]:

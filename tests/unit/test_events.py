@@ -312,3 +312,41 @@ def test_a_bus_message_with_strings_that_look_like_floats_decodes(dealer: Signer
     ev = make_event("t1_h1", 0, "hand.opened", "dealer", dealer.key_id, bytes(32), payload)
     back = wire.decode(wire.encode("hand", [ev], []))
     assert back.events == (ev,) and back.events[0].payload == payload
+
+
+def _others(signer: Signer, n: int) -> list[Event]:
+    """Heads of ``n`` other streams, for a seal of many entries."""
+    return [
+        make_event(f"{signer.producer}_h{i}", 0, "x", signer.producer, signer.key_id, GENESIS, {})
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize("many", [0, SealVerifier.INDEX_FROM + 4])
+def test_seals_of_many_entries_are_checked_as_seals_of_few(
+    dealer: Signer, gateway: Signer, many: int
+) -> None:
+    """A seal of many entries is looked up by stream (an index kept per seal); what it
+    covers and what it refuses are the same as for a seal read whole, and the same
+    verifier asked again about other streams of the same seal answers for each."""
+    events, _ = stream(dealer, gateway)
+    d_others, g_others = _others(dealer, many), _others(gateway, many)
+    seals = [
+        seal(dealer, [*d_others[: many // 2], events[0], *d_others[many // 2 :]], 1000),
+        seal(gateway, [*g_others, events[-1]], 1001),
+    ]
+    v = SealVerifier(registry(dealer, gateway))
+    for _ in range(2):  # the second time through the kept index
+        v.check_coverage(events, seals)
+        for e in d_others[:3]:
+            v.check_coverage([e], seals)
+        with pytest.raises(SignatureError, match=r"#1 .*not covered"):
+            v.check_coverage(events, seals[:1])
+    # a seal naming the stream at a hash not in the chain, among many others
+    other = make_event("t1_h1", 2, "bet.placed", "gateway", gateway.key_id, events[1].hash, {})
+    with pytest.raises(SignatureError, match="t1_h1#2 with a hash not in the chain"):
+        v.check_coverage(events, [seals[0], seal(gateway, [*g_others, other], 5)])
+    # a seal with its signature replaced is refused, though its index is kept
+    forged = dataclasses.replace(seals[1], signature=bytes(64))
+    with pytest.raises(SignatureError, match="does not verify"):
+        v.check_coverage(events, [seals[0], forged])
