@@ -122,19 +122,20 @@ _ALPHABET = [
 ]
 
 
-@settings(max_examples=400)
-@given(
-    _values,
-    st.lists(
+Edits = list[tuple[int, int, bytes]]
+
+
+def _edits(max_size: int) -> st.SearchStrategy[Edits]:
+    """Byte edits: at an offset, insert (0), overwrite (1) or delete (2)."""
+    return st.lists(
         st.tuples(st.integers(0, 10_000), st.integers(0, 2), st.sampled_from(_ALPHABET)),
         min_size=1,
-        max_size=4,
-    ),
-)
-def test_mutated_text_parses_as_the_reference(
-    value: Any, edits: list[tuple[int, int, bytes]]
-) -> None:
-    data = bytearray(json.dumps(value, separators=(",", ":")).encode())
+        max_size=max_size,
+    )
+
+
+def _mutated(text: bytes, edits: Edits) -> bytes:
+    data = bytearray(text)
     for at, how, piece in edits:
         i = at % (len(data) + 1)
         if how == 0:
@@ -143,7 +144,13 @@ def test_mutated_text_parses_as_the_reference(
             data[i : i + len(piece)] = piece
         else:
             del data[i : i + 1]
-    _same(bytes(data))
+    return bytes(data)
+
+
+@settings(max_examples=400)
+@given(_values, _edits(4))
+def test_mutated_text_parses_as_the_reference(value: Any, edits: Edits) -> None:
+    _same(_mutated(json.dumps(value, separators=(",", ":")).encode(), edits))
 
 
 # --------------------------------------------------------------------------- corpus
@@ -321,27 +328,11 @@ def test_parse_gives_the_definitions_answer_for_written_values(value: Any) -> No
 
 
 @settings(max_examples=300)
-@given(
-    _values,
-    st.lists(
-        st.tuples(st.integers(0, 10_000), st.integers(0, 2), st.sampled_from(_ALPHABET)),
-        min_size=1,
-        max_size=3,
-    ),
-)
+@given(_values, _edits(3))
 def test_parse_gives_the_definitions_answer_for_mutated_canonical_text(
-    value: Any, edits: list[tuple[int, int, bytes]]
+    value: Any, edits: Edits
 ) -> None:
-    data = bytearray(_canonical_texts(value)[0])
-    for at, how, piece in edits:
-        i = at % (len(data) + 1)
-        if how == 0:
-            data[i:i] = piece
-        elif how == 1:
-            data[i : i + len(piece)] = piece
-        else:
-            del data[i : i + 1]
-    _same_parse(bytes(data))
+    _same_parse(_mutated(_canonical_texts(value)[0], edits))
 
 
 def test_parse_gives_the_definitions_answer_over_a_large_random_corpus() -> None:
