@@ -37,7 +37,7 @@ from croupier.games.registry import variants
 from croupier.pb.croupier.v1 import audit_pb2, audit_pb2_grpc
 from croupier.report import TableDay
 from croupier.signing import KeyRegistry
-from croupier.store import EventStore
+from croupier.store import EventStore, SealRows
 from croupier.store.tlog import StoredCheckpoint
 from croupier.tlog.note import Checkpoint, NoteVerifier, open_checkpoint
 from croupier.tlog.witness import CheckpointWitness
@@ -141,6 +141,8 @@ class Auditor:
         # every field, so the verifier knows it by identity instead of comparing it
         # entry by entry for every hand it covers
         self._seals: dict[bytes, Seal] = {}
+        # and each seal row read before, not decoded again when its bytes are the same
+        self._seal_rows = SealRows()
 
     def _same_seals(self, seals: dict[str, list[Seal]]) -> dict[str, list[Seal]]:
         known = self._seals
@@ -198,7 +200,7 @@ class Auditor:
                 sf = ShoeFacts.of(ev)
                 if sf is not None:
                     facts.shoes[sid] = sf
-        seals = self._same_seals(self.store.seals_for_streams([*ids, *shoe_ids]))
+        seals = self._same_seals(self.store.seals_for_streams([*ids, *shoe_ids], self._seal_rows))
         stored = self.store.settlements_with_postings(ids)
         # one log object per shoe, checked once for the batch (each hand's audit still
         # checks its shoe's commitment, order and fairness against it)

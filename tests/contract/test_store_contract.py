@@ -51,6 +51,7 @@ from croupier.store import (
     LedgerTx,
     Posting,
     RakeTotal,
+    SealRows,
     Settlement,
     Store,
     StreamInfo,
@@ -830,3 +831,36 @@ def test_batch_settlement_is_idempotent_by_hand(store: Store) -> None:
     with store.transaction() as uow:
         assert uow.get_settlements([]) == {}
         assert set(uow.get_settlements(["h3", "h9", "h3"])) == {"h3"}
+
+
+def test_seal_rows_decode_a_row_once_and_a_changed_row_anew(store: Store, dealer: Signer) -> None:
+    """A range audit reads each commit's seal for every batch of its hands: with
+    ``SealRows`` a row read again with the same bytes is the seal decoded before (the
+    same object); a row that changed in any column is decoded anew."""
+    store.put_key(dealer.public_entry())
+    a, b = events_for(dealer, "h1", 2), events_for(dealer, "h2", 2)
+    s1 = seal(dealer, heads_of([*a, *b]), 1_000)
+    store.append([*a, *b], [s1], [info("h1"), info("h2")])
+    rows = SealRows()
+    first = store.seals_for_streams(["h1", "h2"], rows)
+    again = store.seals_for_streams(["h2"], rows)
+    assert first == {"h1": [s1], "h2": [s1]} == {**store.seals_for_streams(["h1", "h2"])}
+    assert again["h2"][0] is first["h1"][0]
+    # the same id with other content (a store tampered under the auditor): decoded anew
+    with store.engine.connect() as conn:
+        row = conn.execute(sa.text("SELECT * FROM seals")).one()
+    for column, value in (("signature", bytes(64)), ("sealed_at_ms", 1_001), ("entries", b"[]")):
+        changed = {**row._mapping, column: value}
+        got = rows.decode(type("Row", (), changed)())
+        assert got is not first["h1"][0]
+        assert (got.signature, got.sealed_at_ms, len(got.entries)) == (
+            bytes(64) if column == "signature" else s1.signature,
+            1_001 if column == "sealed_at_ms" else s1.sealed_at_ms,
+            0 if column == "entries" else len(s1.entries),
+        )
+    assert rows.decode(row) is not first["h1"][0]  # the last changed row was kept instead
+    assert rows.decode(row) is rows.decode(row)
+    small = SealRows(cap=2)
+    for i in range(5):
+        small.decode(type("Row", (), {**row._mapping, "seal_id": f"s{i}"})())
+    assert len(small._by_id) <= 2

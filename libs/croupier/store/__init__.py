@@ -37,7 +37,14 @@ from croupier.store.db import (
     migrate,
     normalise_url,
 )
-from croupier.store.events import AppendResult, EventLog, LogEntry, StreamInfo, StreamKind
+from croupier.store.events import (
+    AppendResult,
+    EventLog,
+    LogEntry,
+    SealRows,
+    StreamInfo,
+    StreamKind,
+)
 from croupier.store.feed import FeedEntry, Horizon, TableFeed
 from croupier.store.keys import KeyStore
 from croupier.store.leases import Lease, LeaseStore
@@ -92,6 +99,7 @@ __all__ = [
     "RakeTotal",
     "RequestRecord",
     "RequestStore",
+    "SealRows",
     "SecretStore",
     "Settlement",
     "SettlementStore",

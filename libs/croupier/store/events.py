@@ -505,9 +505,44 @@ def known_streams_query(stream_ids: Sequence[str]) -> sa.Select[Any]:
     return sa.select(_E.c.stream_id).where(_E.c.stream_id.in_(stream_ids), _E.c.seq == 0)
 
 
-def seals_for_streams(conn: Connection, stream_ids: Iterable[str]) -> dict[str, list[Seal]]:
+class SealRows:
+    """Seals decoded from stored rows, remembered by the rows' whole content: a row read
+    again with the same bytes in every column gives the Seal already decoded from them
+    (the same object), not a new decoding — a range audit reads each commit's seal for
+    every batch of the commit's hands. A row whose content changed is decoded anew.
+    Remembers at most ``cap`` seals, the oldest forgotten first."""
+
+    def __init__(self, cap: int = 4_096) -> None:
+        self.cap = cap
+        self._by_id: dict[str, tuple[tuple[Any, ...], Seal]] = {}
+
+    def decode(self, r: AnyRow) -> Seal:
+        raw = (
+            r.producer,
+            r.key_id,
+            int(r.sealed_at_ms),
+            bytes(r.entries),
+            bytes(r.signature),
+            int(r.version),
+        )
+        kept = self._by_id.get(r.seal_id)
+        if kept is not None and kept[0] == raw:
+            return kept[1]
+        seal = _row_seal(r)
+        self._by_id[r.seal_id] = (raw, seal)
+        if len(self._by_id) > self.cap:
+            for old in list(self._by_id)[: self.cap // 2]:
+                del self._by_id[old]
+        return seal
+
+
+def seals_for_streams(
+    conn: Connection, stream_ids: Iterable[str], rows: SealRows | None = None
+) -> dict[str, list[Seal]]:
     """Every seal naming each stream, oldest first (by sealed time, then id). A seal
-    naming several of the streams is decoded once and shared."""
+    naming several of the streams is decoded once and shared; with ``rows``, a seal
+    whose row was decoded there before is not decoded again (:class:`SealRows`)."""
+    decode = _row_seal if rows is None else rows.decode
     ids = list(dict.fromkeys(stream_ids))
     naming: dict[str, set[str]] = {s: set() for s in ids}
     for chunk in _chunks(ids):
@@ -516,8 +551,8 @@ def seals_for_streams(conn: Connection, stream_ids: Iterable[str]) -> dict[str, 
     seal_ids = sorted(set().union(*naming.values()))
     decoded: dict[str, tuple[int, str, Seal]] = {}
     for chunk in _chunks(seal_ids):
-        for r in conn.execute(_SEALS_IN, {"ids": chunk}):
-            decoded[r.seal_id] = (int(r.sealed_at_ms), r.seal_id, _row_seal(r))
+        for r in conn.execute(_SEALS_IN, {"ids": chunk}).all():
+            decoded[r.seal_id] = (int(r.sealed_at_ms), r.seal_id, decode(r))
     return {
         stream_id: [x[2] for x in sorted(decoded[i] for i in sids)]
         for stream_id, sids in naming.items()
@@ -685,9 +720,11 @@ class EventLog(Database):
         with self._read() as conn:
             return seals_for(conn, stream_id)
 
-    def seals_for_streams(self, stream_ids: Iterable[str]) -> dict[str, list[Seal]]:
+    def seals_for_streams(
+        self, stream_ids: Iterable[str], rows: SealRows | None = None
+    ) -> dict[str, list[Seal]]:
         with self._read() as conn:
-            return seals_for_streams(conn, stream_ids)
+            return seals_for_streams(conn, stream_ids, rows)
 
     def get_seal(self, seal_id: str) -> Seal:
         with self._read() as conn:
