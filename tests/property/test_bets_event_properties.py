@@ -136,3 +136,35 @@ def test_a_malformed_bets_event_is_refused_in_every_variant(payload: dict[str, A
         with pytest.raises(RuleViolation) as e:
             eng.step(state, g.BETS_PLACED, payload)
         assert e.value.reason == "malformed", variant
+
+
+def test_a_family_that_overrides_the_dispatch_gets_it_for_every_bet() -> None:
+    """``step`` calls a bet's two hooks directly only for engines that keep ``Engine``'s
+    ``verify``/``apply`` and their per-type dispatch; an engine overriding any of them
+    (niuniu, blackjack, hold'em and 炸金花 override ``apply_event``) gets its override
+    for each bet of a ``bets.placed``, as for a lone ``bet.placed``."""
+    base_cls = type(engine("baccarat"))
+    calls: list[str] = []
+
+    class Counting(base_cls):  # type: ignore[valid-type, misc]
+        def verify(self, state: Any, type_: str, payload: Mapping[str, Any]) -> None:
+            calls.append(f"verify {type_}")
+            super().verify(state, type_, payload)
+
+        def apply_event(self, state: Any, type_: str, payload: Mapping[str, Any]) -> None:
+            calls.append(f"apply {type_}")
+            super().apply_event(state, type_, payload)
+
+    eng = Counting(engine("baccarat").config)
+    assert not g._plain_dispatch(Counting) and g._plain_dispatch(base_cls)
+    assert not any(
+        g._plain_dispatch(type(engine(v))) for v in ("niuniu.hundred", "holdem.must_bet")
+    )
+    state = eng.open("h1", opened("baccarat", [10**6, 10**6]))
+    bets = [
+        {"seat": 1, "spot": "banker", "amount": 1000},
+        {"seat": 2, "spot": "player", "amount": 2000},
+    ]
+    eng.step(state, g.BETS_PLACED, {"bets": bets})
+    assert calls == ["verify bet.placed", "apply bet.placed"] * 2
+    assert state.total_staked == 3000

@@ -70,6 +70,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cache
 from itertools import islice
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
@@ -142,6 +143,16 @@ _APPLY_HOOKS = {
     ACTION_TAKEN: "apply_action",
 }
 _NOT_OWNED = frozenset({HAND_OUTCOME, HAND_SETTLED})  # events a replay skips
+
+
+@cache
+def _plain_dispatch(cls: type[Engine[Any]]) -> bool:
+    """Whether ``cls`` keeps :class:`Engine`'s own ``verify``, ``apply`` and their
+    per-type dispatch, so that a bet's check and change are its two hooks."""
+    return all(
+        getattr(cls, name) is getattr(Engine, name)
+        for name in ("verify", "apply", "verify_event", "apply_event")
+    )
 
 
 def _closed(state: HandState) -> ActionRejected:
@@ -648,7 +659,18 @@ class Engine(ABC, Generic[S]):
         caller that keeps the state after a refusal rebuilds it (the dealer replays the
         hand's events; a replay that raises is abandoned)."""
         if type_ == BETS_PLACED:
-            for bet in placed_bets(type_, payload):
+            bets = placed_bets(type_, payload)
+            if _plain_dispatch(type(self)):
+                # what verify() and apply() would call for each bet, without their
+                # dispatch per bet (a bet never closes the hand: one check of that)
+                if state.closed:
+                    raise _closed(state)
+                verify_bet, apply_bet = self.verify_bet, self.apply_bet
+                for bet in bets:
+                    verify_bet(state, bet)
+                    apply_bet(state, bet)
+                return
+            for bet in bets:
                 self.verify(state, BET_PLACED, bet)
                 self.apply(state, BET_PLACED, bet)
             return
