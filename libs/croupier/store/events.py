@@ -433,8 +433,9 @@ def append(
                         conn,
                         _HEADS,
                         [
-                            {"seal_id": s.seal_id, "stream_id": stream, "seq": seq}
+                            {"seal_id": seal_id, "stream_id": stream, "seq": seq}
                             for s in new_seals
+                            for seal_id in (s.seal_id,)  # a hash: once per seal, not per head
                             for stream, seq in dict.fromkeys(
                                 (en.stream, en.seq) for en in s.entries
                             )
