@@ -118,33 +118,39 @@ def loads(data: bytes | str) -> JSONValue:
     wins, at the first key's place, in both). Text that may nest deeper than
     :data:`_DEEP` goes to the reference parser too: orjson reads 1024 levels, the
     reference stops at the interpreter's recursion limit."""
+    return _loads(data)[0]
+
+
+def _loads(data: bytes | str) -> tuple[JSONValue, bool]:
+    """:func:`loads`'s value, and whether ``data`` is already known canonical (orjson's
+    value written back is the text: :func:`_written_by_dumps`)."""
     if isinstance(data, str):
         try:
             raw = data.encode()
         except UnicodeEncodeError:  # a lone surrogate: the reference decides
-            return loads_reference(data)
+            return loads_reference(data), False
     else:
         raw = data
     if len(raw) >= _DEEP and raw.count(b"[") + raw.count(b"{") >= _DEEP:
-        return loads_reference(data)
+        return loads_reference(data), False
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return loads_reference(data)
+        return loads_reference(data), False
     if _written_by_dumps(value, raw):
-        return value
+        return value, True
     keys = _plain_keys(value)
     if keys < 0:  # a float in the value: a fraction, an exponent or beyond 64 bits
-        return loads_reference(data)
+        return loads_reference(data), False
     # every ":" a key's: no duplicate key hid a value, so every number of the text is in
     # the value, and none is a float (a walk of the value: cheaper than a scan of the text)
     if keys == raw.count(b":"):
-        return value
+        return value, False
     # valid JSON: a digit directly followed by ".", "e", "E" or 18 more digits is in
     # such a number or in a string, nowhere else
     if _NUMBERISH.search(raw) is None or _NUMBERISH.search(_STRINGS.sub(b"", raw)) is None:
-        return value
-    return loads_reference(data)
+        return value, False
+    return loads_reference(data), False
 
 
 def _written_by_dumps(value: JSONValue, raw: bytes) -> bool:
@@ -187,17 +193,9 @@ def parse(data: bytes) -> JSONValue:
     """The value of canonical JSON ``data``; :class:`InvalidInput` when ``data`` is not
     canonical (not JSON, a float, a duplicate key, keys out of order, white space, an
     escape the encoder would not write, ...): ``dumps(parse(data)) == data`` always."""
-    if len(data) < _DEEP or data.count(b"[") + data.count(b"{") < _DEEP:  # as loads()
-        try:
-            value = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            pass
-        else:
-            if _written_by_dumps(value, data):
-                return value
     try:
-        value = loads(data)
-        same = dumps(value, check=False) == data
+        value, known = _loads(data)
+        same = known or dumps(value, check=False) == data
     except (InvalidInput, ValueError, RecursionError) as e:  # a float, not JSON, too deep
         raise InvalidInput(f"not canonical JSON: {e}") from e
     if not same:

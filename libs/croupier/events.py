@@ -565,14 +565,14 @@ class SealVerifier:
             if known is not None and (known is s or known == s):
                 return
             s.verify_signature(self.registry)
-            _remember(self._ok, s.signature, s, self.cache)
+            remember_bounded(self._ok, s.signature, s, self.cache)
             return
         root = s.root()  # every carried entry's path leads to it, or SignatureError
         signed = (s.producer, s.key_id, s.sealed_at_ms, root, s.part.size)
         if self._parts.get(s.signature) == signed:
             return
         s.verify_signature(self.registry, root)
-        _remember(self._parts, s.signature, signed, self.cache)
+        remember_bounded(self._parts, s.signature, signed, self.cache)
 
     def check_event_keys(self, events: Sequence[Event]) -> None:
         """Each event names a key id registered to its own producer (a rules key never
@@ -650,11 +650,13 @@ class SealVerifier:
             for entry in s.entries:
                 index.setdefault(entry.stream, []).append(entry)
             kept = (s, {k: tuple(v) for k, v in index.items()})
-            _remember(self._by_stream, id(s), kept, min(self.cache, self.INDEX_CACHE))
+            remember_bounded(self._by_stream, id(s), kept, min(self.cache, self.INDEX_CACHE))
         return kept[1].get(stream, ())
 
 
-def _remember(kept: dict[Any, Any], key: Any, value: Any, cap: int) -> None:
+def remember_bounded(kept: dict[Any, Any], key: Any, value: Any, cap: int) -> None:
+    """``kept[key] = value``, forgetting the oldest half of ``kept`` once it holds more
+    than ``cap`` (a memory bounded for a long-running process)."""
     kept[key] = value
     if len(kept) > cap:
         for old in list(kept)[: cap // 2]:

@@ -38,7 +38,7 @@ from sqlalchemy.engine import Connection
 
 from croupier import canonical
 from croupier.errors import ChainError, DuplicateEvent, IdempotencyConflict, InvalidInput, NotFound
-from croupier.events import GENESIS, SEAL_VERSIONS, Event, Seal, SealEntry
+from croupier.events import GENESIS, SEAL_VERSIONS, Event, Seal, SealEntry, remember_bounded
 from croupier.store import schema, tlog
 from croupier.store.db import IDS, AnyRow, Database, insert_rows
 
@@ -530,10 +530,7 @@ class SealRows:
         if kept is not None and kept[0] == raw:
             return kept[1]
         seal = _row_seal(r)
-        self._by_id[r.seal_id] = (raw, seal)
-        if len(self._by_id) > self.cap:
-            for old in list(self._by_id)[: self.cap // 2]:
-                del self._by_id[old]
+        remember_bounded(self._by_id, r.seal_id, (raw, seal), self.cap)
         return seal
 
 
