@@ -5,10 +5,8 @@ export hands as JSON lines with their transparency-log proofs."""
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +39,7 @@ from croupier.store import EventStore, SealRows
 from croupier.store.tlog import StoredCheckpoint
 from croupier.tlog.note import Checkpoint, NoteVerifier, open_checkpoint
 from croupier.tlog.witness import CheckpointWitness
+from croupier.upkeep import collector_paused
 from croupier_services import metrics
 from croupier_services.grpc_util import abort, rpc, rpc_stream
 from croupier_services.keys import TrustedKeys
@@ -178,7 +177,7 @@ class Auditor:
         The batch is audited whole, with the cyclic garbage collector paused (its
         passes over the batch's live events and payloads cost more than they free;
         what the batch leaves is collected after it), then its reports are yielded."""
-        with _gc_paused():
+        with collector_paused():
             reps = self._audit_batch(list(hand_ids), facts)
         for rep in reps:
             self._count(rep)
@@ -456,17 +455,6 @@ BATCH = 500
 """Hands audited together (one set of queries; one unit of work for a forked worker)."""
 
 _FORKED: Auditor | None = None
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _forked_init() -> None:

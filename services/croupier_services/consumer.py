@@ -53,6 +53,7 @@ from croupier.events import Event, Seal, SealVerifier, verify_chain
 from croupier.games.base import check_producers
 from croupier.store import EventStore, OutboxItem, OutboxRef
 from croupier.store import outbox as ob
+from croupier.upkeep import collector_paused
 from croupier_services import logs, metrics
 from croupier_services.keys import TrustedKeys
 
@@ -360,7 +361,8 @@ class ConsumerLoop:
 
     async def process(self, msgs: list[Msg]) -> None:
         try:
-            await self._process(msgs)
+            with collector_paused():  # the batch is alive until it commits: no garbage
+                await self._process(msgs)
         except Transient:
             await self._hand_back(msgs, 1.0)
             raise

@@ -81,3 +81,82 @@ def test_the_trimmer_trims_on_its_period_and_stops_when_told() -> None:
     asyncio.run(go())
     assert t.trims >= 3 and len(seen) == t.trims
     assert t.released == sum(seen) and all(n >= 0 for n in seen)
+
+
+# --- the collector paused for a batch
+
+
+def _cycle_gone() -> list[bool]:
+    gone: list[bool] = []
+    c = Cycle()
+    weakref.finalize(c, gone.append, True)
+    return gone
+
+
+def test_nothing_is_collected_inside_a_pause_and_the_collector_comes_back_after_it() -> None:
+    assert gc.isenabled()
+    with upkeep.collector_paused():
+        assert not gc.isenabled()
+        gone = _cycle_gone()
+        for _ in range(20_000):  # far past every generation's threshold
+            _ = [[]]
+        assert gone == []  # garbage, but not collected
+    assert gc.isenabled()
+    gc.collect()
+    assert gone == [True]
+
+
+def test_a_collection_due_at_the_end_of_a_pause_is_made_there(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Batches back to back allocate nothing between two pauses: the pass the collector
+    owes is made when the pause ends, and the older generations get theirs."""
+    made: list[int] = []
+    monkeypatch.setattr(upkeep.gc, "collect", made.append)
+    t0, t1, t2 = gc.get_threshold()
+    counts = iter([(5, 0, 0), (t0 + 1, 0, 0), (t0 + 1, t1 + 1, 0), (t0 + 1, t1 + 1, t2 + 1)])
+    monkeypatch.setattr(upkeep.gc, "get_count", lambda: next(counts))
+    for _ in range(4):
+        with upkeep.collector_paused():
+            pass
+    assert made == [0, 1, 2]  # none due after the first, then the oldest one due
+
+
+def test_overlapping_pauses_resume_once_after_the_last_and_only_if_the_collector_was_on() -> None:
+    a, b = upkeep.collector_paused(), upkeep.collector_paused()
+    a.__enter__()
+    b.__enter__()
+    a.__exit__(None, None, None)  # the first to start ends first: b still runs
+    assert not gc.isenabled()
+    b.__exit__(None, None, None)
+    assert gc.isenabled()
+    gc.disable()  # a process that runs with the collector off keeps it off
+    try:
+        with upkeep.collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_pause_ends_when_its_block_raises() -> None:
+    with pytest.raises(RuntimeError), upkeep.collector_paused():
+        raise RuntimeError("the batch failed")
+    assert gc.isenabled()
+
+
+def test_a_consumer_batch_runs_with_the_collector_paused() -> None:
+    """The consumer loop's batch (decode, check, handle, commit) is inside one pause."""
+    from croupier_services.consumer import ConsumerLoop
+
+    seen: list[bool] = []
+
+    class Loop(ConsumerLoop):
+        def __init__(self) -> None:
+            pass
+
+        async def _process(self, msgs: list[object]) -> None:  # type: ignore[override]
+            seen.append(gc.isenabled())
+
+    asyncio.run(Loop().process([]))
+    assert seen == [False] and gc.isenabled()
