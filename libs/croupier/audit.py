@@ -84,7 +84,18 @@ class AuditReport:
     reason: str = ""
     message: str = ""
     outcome: dict[str, Any] | None = None
-    settlement: dict[str, Any] | None = None
+    settlement_json: bytes | None = None  # the recomputed record, canonical JSON
+
+    @property
+    def settlement(self) -> dict[str, Any] | None:
+        """The settlement record the audit recomputed, as a value. Kept as its bytes: a
+        batch's reports live until they are read, and ~40 containers a record were most
+        of what the collector walked after each batch (docs/performance.md, "The
+        collector paused for a batch")."""
+        if self.settlement_json is None:
+            return None
+        value: dict[str, Any] = canonical.loads(self.settlement_json)
+        return value
 
     @property
     def ok(self) -> bool:
@@ -251,7 +262,7 @@ def audit_hand(
         rep.checks.append("outcome")
         # 6: settlement
         hs = _settle_as_recorded(eng, state, stored)
-        rep.settlement = hs.record
+        rep.settlement_json = hs.record_bytes
         if settled_ev is None or stored is None:
             return rep.fail("not_settled", "hand has no settlement", hand_id, None)
         if settled_ev.payload_bytes != canonical.dumps(hs.settled_payload(), check=False):

@@ -208,7 +208,9 @@ def test_pass_after_the_reveal(built: Built) -> None:
     outcome_ev = built.hand.events[built.seq_of(g.HAND_OUTCOME)]
     assert rep.outcome == outcome_ev.payload
     assert rep.settlement == built.hs.record
+    assert rep.settlement_json == built.hs.record_bytes  # kept as the record's own bytes
     d = rep.to_json_dict()
+    assert d["settlement"] == built.hs.record
     assert d["verdict"] == "pass" and d["hand_id"] == HAND and d["first_bad"] is None
     json.dumps(d)  # JSON-able
 
