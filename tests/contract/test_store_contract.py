@@ -511,6 +511,41 @@ def test_post_many_in_one_unit_of_work(store: Store) -> None:
     assert [r.tx_id for r in page] == sorted(set(ids))[10:15]
 
 
+def test_post_many_gives_each_transaction_its_own_id_in_order(store: Store) -> None:
+    """The ids returned are the stored rows' ids, in the order given, after every id
+    already taken (SQLite: read once and written with the rows; PostgreSQL: returned by
+    the insert), and a batch mixing new and stored transactions gets both right."""
+    first = store.post_many([settle_tx(f"a{i}") for i in range(5)], 1)
+    txs = [settle_tx(f"b{i}", lose=10 + i) for i in range(7)]
+    ids = store.post_many([txs[0], settle_tx("a2"), *txs[1:]], 2)
+    assert ids[1] == first[2]
+    new = [ids[0], *ids[2:]]
+    assert len(set(new)) == 7 and min(new) > max(first)
+    for tx, tx_id in zip(txs, new, strict=True):
+        rec = store.transaction_for(tx.hand_id)
+        assert rec.tx_id == tx_id and rec.idempotency_key == tx.idempotency_key
+        assert rec.postings == tx.postings
+
+
+def test_a_transaction_id_taken_in_between_refuses_the_batch_and_writes_nothing(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Were another writer to take the ids a batch was about to use (SQLite's next id
+    read stale), the primary key refuses the batch: nothing of it is written."""
+    from croupier.store import ledger
+
+    store.post_many([settle_tx("c0"), settle_tx("c1")], 1)
+    before = table_count(store, "ledger_postings")
+    monkeypatch.setattr(ledger, "_TX_NEXT_ID", sa.select(sa.literal(1)))  # id 1 is taken
+    if store.dialect == "sqlite":
+        with pytest.raises(IdempotencyConflict, match="refused"):
+            store.post_many([settle_tx("c2"), settle_tx("c3")], 2)
+        assert table_count(store, "ledger_transactions") == 2
+        assert table_count(store, "ledger_postings") == before
+    else:  # the sequence gives the ids: the statement is not used
+        assert len(set(store.post_many([settle_tx("c2"), settle_tx("c3")], 2))) == 2
+
+
 def test_void_writes_a_reversing_transaction(store: Store) -> None:
     store.post(settle_tx("h1", lose=300, rake=15), 1_000)
     store.post(settle_tx("h2", lose=50, rake=2), 1_000)

@@ -37,7 +37,7 @@ from sqlalchemy.engine import Connection
 from croupier import canonical
 from croupier.errors import IdempotencyConflict, InvalidInput, MoneyError, NotFound
 from croupier.store import schema
-from croupier.store.db import IDS, AnyRow, Database, insert_rows, per_dialect
+from croupier.store.db import IDS, AnyRow, Database, insert_rows, is_sqlite, per_dialect
 
 TxKind = Literal["settle", "void"]
 ESCROW = "escrow"
@@ -121,16 +121,24 @@ class RakeTotal(NamedTuple):
 
 
 def content_hash(
-    kind: str, hand_id: str, postings: Iterable[Posting], memo: Mapping[str, Any]
+    kind: str,
+    hand_id: str,
+    postings: Iterable[Posting],
+    memo: Mapping[str, Any],
+    *,
+    check: bool = True,
 ) -> bytes:
-    """SHA-256 over the canonical JSON of what a transaction says (not when)."""
+    """SHA-256 over the canonical JSON of what a transaction says (not when).
+    ``check=False``: the memo was already written canonically and the postings checked
+    (:func:`check_postings`), so the text is not walked again (the bytes are the same)."""
     body = canonical.dumps(
         {
             "hand_id": hand_id,
             "kind": kind,
             "memo": dict(memo),
             "postings": [[p.account, p.amount] for p in postings],
-        }
+        },
+        check=check,
     )
     return hashlib.sha256(CONTENT_TAG + body).digest()
 
@@ -181,8 +189,8 @@ def _pending(kind: TxKind, tx: LedgerTx, reverses_tx_id: int | None = None) -> _
         key=tx.idempotency_key,
         hand_id=tx.hand_id,
         postings=postings,
-        memo_text=canonical.dumps(memo).decode(),
-        hash=content_hash(kind, tx.hand_id, postings, memo),
+        memo_text=canonical.dumps(memo).decode(),  # checked here, once
+        hash=content_hash(kind, tx.hand_id, postings, memo, check=False),
         reverses_tx_id=reverses_tx_id,
     )
 
@@ -246,7 +254,7 @@ def _insert(conn: Connection, items: Sequence[_Pending], at_ms: int) -> list[int
         ]
         try:
             with conn.begin_nested():
-                new_ids = [int(x) for x in conn.execute(_TX_INSERT, rows).scalars()]
+                new_ids = _insert_transactions(conn, rows)
                 insert_rows(
                     conn,
                     _P,
@@ -280,6 +288,26 @@ def _totals_add(dialect: Any) -> Any:
 
 # every settlement commit runs these: built once (the upsert once per dialect)
 _TX_INSERT = _TX.insert().returning(_TX.c.tx_id, sort_by_parameter_order=True)
+_TX_NEXT_ID = sa.select(sa.func.coalesce(sa.func.max(_TX.c.tx_id), 0) + 1)
+
+
+def _insert_transactions(conn: Connection, rows: list[dict[str, Any]]) -> list[int]:
+    """Insert the transaction ``rows`` and return their ids, in order.
+
+    PostgreSQL returns them from one ``INSERT … RETURNING`` (its sequence). SQLite cannot
+    return a batch's ids in order from one statement, so SQLAlchemy ran one ``INSERT …
+    RETURNING`` per transaction: here the ids are the ones SQLite would give (an
+    ``INTEGER PRIMARY KEY`` without ``AUTOINCREMENT`` takes the largest id plus one),
+    read once and written with the rows in one ``executemany``. The write transaction
+    holds SQLite's write lock from its ``BEGIN IMMEDIATE``, so no other writer can take
+    them in between; were one to, the primary key refuses the batch and ``_insert``
+    reads again."""
+    if not is_sqlite(conn):
+        return [int(x) for x in conn.execute(_TX_INSERT, rows).scalars()]
+    first = int(conn.execute(_TX_NEXT_ID).scalar_one())
+    ids = list(range(first, first + len(rows)))
+    insert_rows(conn, _TX, [{"tx_id": i, **r} for i, r in zip(ids, rows, strict=True)])
+    return ids
 
 
 def _add_totals(conn: Connection, new: Sequence[_Pending]) -> None:
