@@ -36,6 +36,7 @@ import ctypes
 import ctypes.util
 import gc
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -56,26 +57,31 @@ def freeze_startup() -> int:
 
 _PAUSES = 0  # the batches now inside collector_paused
 _RESUME = False  # whether the collector was on when the first of them came in
+_PAUSE_LOCK = threading.Lock()  # the two above, for pauses begun in other threads too
 
 
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
     """The cyclic garbage collector off for the block (a batch's work), back as it was
     after it; reference counting frees what the block drops as ever. Blocks may overlap
-    (the event loop's tasks each pausing for their own batch): the collector comes back
-    when the last one ends, and only if it was on when the first began. Keep the block
+    (the event loop's tasks, or threads, each pausing for their own batch): the collector
+    comes back when the last one ends, and only if it was on when the first began. Keep the block
     bounded, as one batch is: nothing is collected inside it."""
     global _PAUSES, _RESUME
-    if _PAUSES == 0:
-        _RESUME = gc.isenabled()
-        gc.disable()
-    _PAUSES += 1
+    with _PAUSE_LOCK:
+        if _PAUSES == 0:
+            _RESUME = gc.isenabled()
+            gc.disable()
+        _PAUSES += 1
     try:
         yield
     finally:
-        _PAUSES -= 1
-        if _PAUSES == 0 and _RESUME:
-            gc.enable()
+        with _PAUSE_LOCK:
+            _PAUSES -= 1
+            resume = _PAUSES == 0 and _RESUME
+            if resume:
+                gc.enable()
+        if resume:
             _collect_due()
 
 

@@ -160,3 +160,22 @@ def test_a_consumer_batch_runs_with_the_collector_paused() -> None:
 
     asyncio.run(Loop().process([]))
     assert seen == [False] and gc.isenabled()
+
+
+def test_pauses_from_many_threads_leave_the_collector_on() -> None:
+    import threading
+
+    start = threading.Barrier(8)
+
+    def work() -> None:
+        start.wait()
+        for _ in range(2_000):
+            with upkeep.collector_paused():
+                pass
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert gc.isenabled() and upkeep._PAUSES == 0
