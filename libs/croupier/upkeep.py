@@ -64,9 +64,9 @@ _PAUSE_LOCK = threading.Lock()  # the two above, for pauses begun in other threa
 def collector_paused() -> Iterator[None]:
     """The cyclic garbage collector off for the block (a batch's work), back as it was
     after it; reference counting frees what the block drops as ever. Blocks may overlap
-    (the event loop's tasks, or threads, each pausing for their own batch): the collector
-    comes back when the last one ends, and only if it was on when the first began. Keep the block
-    bounded, as one batch is: nothing is collected inside it."""
+    (the event loop's tasks, or threads, each pausing for their own batch): the
+    collector comes back when the last one ends, and only if it was on when the first
+    began. Keep the block bounded, as one batch is: nothing is collected inside it."""
     global _PAUSES, _RESUME
     with _PAUSE_LOCK:
         if _PAUSES == 0:
