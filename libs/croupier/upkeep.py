@@ -1,7 +1,8 @@
 """Memory upkeep of a long-running process: the cyclic garbage collector kept off what
-start-up built, and the C allocator's free pages given back to the system.
+start-up built and off each batch while it is worked, and the C allocator's free pages
+given back to the system.
 
-Two measured costs of the services, both outside the code that does their work:
+Three measured costs of the services, all outside the code that does their work:
 
 * **The garbage collector walked start-up.** A service imports and builds a great deal
   once — modules, the engines, SQLAlchemy's metadata, protobuf descriptors — and every
