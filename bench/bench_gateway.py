@@ -10,16 +10,18 @@ For each N, a dealer process is started (this script with ``--serve``): the deal
 (TLS with client certificates, identity tokens, table grants, seat tokens;
 ``--insecure``: a bare server, no interceptor), over a fresh store (a temporary SQLite
 file, or on the PostgreSQL server of ``--database-url`` a schema of the run's own,
-dropped after it) and no bus (closed hands go to the outbox; nothing publishes them).
+dropped after it) and no bus (closed hands go to the outbox; nothing publishes them);
+its group commits run where ``CROUPIER_DEALER_WRITER`` says, as in the service (default:
+a writer process).
 This process is the gateway: N tables, each playing coups for ``--seconds`` after one
 warm-up coup per table: back to back, or with ``--rate`` as an open load (each table's
 coups paced to give that many hands/s in all; a coup that starts late counts from when
 it was due). Back to back, an RPC's latency is mostly its wait behind the other tables'
 calls (N calls always in flight). Printed per N: hands/s, p50/p99 of a coup and of each
-RPC as the gateway sees it, CPU µs per hand of the dealer process (all its threads, from
-/proc) and of this client process, the calls stored per transaction, and the seals
-stored per hand (each is one signature check for every consumer of the hand and for the
-audit).
+RPC as the gateway sees it, CPU µs per hand of the dealer process (all its threads and
+its writer process, from /proc) and of this client process, the calls stored per
+transaction, and the seals stored per hand (each is one signature check for every
+consumer of the hand and for the audit).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cpu import cpu_seconds
+from cpu import cpu_seconds_tree
 from scratch import own_schema
 
 from croupier.auth import AuthDir, Role, SeatTokens, init_dev
@@ -54,8 +56,9 @@ from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
 from croupier.signing import load_signer
 from croupier.store import Store
 from croupier.store.secrets import SeedBox
+from croupier.store.writer import WriterProcess
 from croupier.upkeep import Trimmer, freeze_startup
-from croupier_services.config import AuthSettings
+from croupier_services.config import DEALER_WRITER, AuthSettings
 from croupier_services.dealer import DealerCore, GatewayServicer
 from croupier_services.grpc_util import bind, make_server
 from croupier_services.keys import TrustedKeys, init_keys, key_path
@@ -95,6 +98,9 @@ async def serve(work: Path, url: str, insecure: bool) -> None:
     auth = AuthDir(work / "auth")
     core = build_core(store, work / "keys", auth)
     core.relay.kick = lambda: None  # type: ignore[method-assign]  # no bus: nothing publishes
+    if DEALER_WRITER.get() == "process":  # as `croupier serve dealer` does by default
+        core.committer.writer = WriterProcess(store, core.seed_box)
+        core.committer.writer.start()
     if insecure:
         server = grpc.aio.server()
         gateway_pb2_grpc.add_GatewayServiceServicer_to_server(GatewayServicer(core), server)
@@ -115,6 +121,8 @@ async def serve(work: Path, url: str, insecure: bool) -> None:
     await stop.wait()
     await trimmer
     await server.stop(0)
+    if core.committer.writer is not None:
+        core.committer.writer.close()
     committer = getattr(core, "committer", None)  # absent before group commit
     stats = {
         "groups": getattr(committer, "groups", 0),
@@ -257,7 +265,7 @@ async def drive(
         for t in tasks:
             if t.done():
                 t.result()  # a table failed: say why
-        cpu0, own0 = cpu_seconds(pid), time.process_time()
+        cpu0, own0 = cpu_seconds_tree(pid), time.process_time()
         t0 = started = time.perf_counter()
         deadline = t0 + seconds
         measuring = True
@@ -265,7 +273,7 @@ async def drive(
         await asyncio.gather(*tasks)
         measuring = False
         run.seconds = time.perf_counter() - t0
-        run.dealer_cpu_s = cpu_seconds(pid) - cpu0
+        run.dealer_cpu_s = cpu_seconds_tree(pid) - cpu0
         run.client_cpu_s = time.process_time() - own0
     finally:
         await channel.close()

@@ -12,6 +12,25 @@ def cpu_seconds(pid: int) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
+def cpu_seconds_tree(pid: int) -> float:
+    """:func:`cpu_seconds` of ``pid`` and of its live descendants (a dealer's writer
+    process; a child already reaped counts in its parent's own figures only if waited
+    for, so measure while the children live)."""
+    kids: dict[int, list[int]] = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit() and (st := _stat(d)) is not None:
+            kids.setdefault(int(st[2]), []).append(int(d))
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            total += cpu_seconds(p)
+        except OSError:
+            continue
+        todo += kids.get(p, [])
+    return total
+
+
 def rss_kib(pid: int) -> tuple[int, int]:
     """(resident set size, its peak) of a process in KiB, from /proc (Linux)."""
     got = {}

@@ -40,6 +40,8 @@ on (the ``google.rpc.ErrorInfo`` metadata of the gRPC status).
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class CroupierError(Exception):
     """Base of every error raised by the croupier library."""
@@ -55,6 +57,19 @@ class CroupierError(Exception):
     def details(self) -> dict[str, str]:
         """Machine-readable facts about the error (field names, limits, positions)."""
         return {}
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its class, its arguments and its attributes, whatever keywords its
+        constructor requires (``Exception``'s own pickling calls the class with the
+        positional arguments alone): an error raised in another process (the dealer's
+        writer process, the audit's workers) arrives whole."""
+        return (_restore, (type(self), self.args, dict(self.__dict__)))
+
+
+def _restore(cls: type[CroupierError], args: tuple[Any, ...], state: dict[str, Any]) -> Any:
+    err = cls.__new__(cls, *args)
+    err.__dict__.update(state)
+    return err
 
 
 class InvalidInput(CroupierError):

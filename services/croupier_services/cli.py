@@ -150,6 +150,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
         dealer_id=s.dealer_id,
         dealer_address=s.dealer_address,
         lease_ttl_ms=s.lease_ttl_ms,
+        dealer_writer=s.dealer_writer,
         process_upkeep=True,
     )
 

@@ -374,6 +374,14 @@ LEASE_TTL_MS = _i(
     10_000,
     "a table lease's lifetime, milliseconds; renewed every third of it",
 )
+DEALER_WRITER = _c(
+    "CROUPIER_DEALER_WRITER",
+    ("process", "thread"),
+    "where the dealer's group commits run: `process` (a child process with its own "
+    "connection, so its SQL and the gRPC event loop never wait for each other's "
+    "interpreter lock) or `thread` (a thread of the dealer process); an in-memory SQLite "
+    "store always writes in the dealer's own process",
+)
 # the transparency log, auditors and reports
 LOG_ORIGIN = _s(
     "CROUPIER_LOG_ORIGIN",
@@ -591,6 +599,7 @@ class Settings:
     dealer_id: str = ""
     dealer_address: str = ""
     lease_ttl_ms: int = 10_000
+    dealer_writer: str = "process"
 
     @classmethod
     def from_env(cls, service: str) -> Settings:
@@ -614,4 +623,5 @@ class Settings:
             dealer_id=DEALER_ID.get(),
             dealer_address=DEALER_ADDRESS.get(),
             lease_ttl_ms=LEASE_TTL_MS.get(),
+            dealer_writer=DEALER_WRITER.get(),
         )

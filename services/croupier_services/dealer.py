@@ -69,6 +69,7 @@ from croupier.store.db import store_outage
 from croupier.store.outbox import OutboxRow
 from croupier.store.requests import replay, request_hash
 from croupier.store.secrets import SeedBox
+from croupier.store.writer import WriterProcess
 from croupier.trace import hand_traceparent
 from croupier_services import metrics
 from croupier_services.feed import FeedHub
@@ -149,6 +150,27 @@ class PendingWrite:
     outbox: list[OutboxItem] = field(default_factory=list)  # theirs, once sealed
     done: asyncio.Future[None] | None = field(default=None, repr=False)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What :func:`write_group` needs in the writer process: not the caller's
+        future, the signers of its unsealed events nor the hands it closes."""
+        return {**self.__dict__, "done": None, "unsealed": [], "closed": []}
+
+
+def write_group(
+    store: EventStore,
+    box: SeedBox,
+    writes: Sequence[PendingWrite],
+    seals: Sequence[Seal] = (),
+    held: frozenset[str] = frozenset(),
+    published: Sequence[OutboxRow] = (),
+) -> set[str]:
+    """Store ``writes`` and the group's ``seals`` in one transaction of ``store`` (in
+    the calling thread, or in the writer process: :mod:`croupier.store.writer`), the
+    messages in ``held`` by reference, deleting the outbox rows ``published``; the
+    tables whose remembered grants went stale (:func:`check_grants`)."""
+    with store.transaction() as tx:
+        return write_all(tx, writes, box, seals, held, published)
+
 
 def write_all(
     tx: UnitOfWork,
@@ -222,8 +244,9 @@ class GroupCommitter:
     task takes every write queued while the previous transaction ran (at most
     ``max_group``), seals their events together on the event loop (:meth:`seal`: one
     seal per producer for the group, so a hand dealt through the gateway carries about
-    one seal, not one per call) and stores them in ONE transaction, in a worker thread
-    (:func:`asyncio.to_thread`) so the event loop keeps serving the other tables. When
+    one seal, not one per call) and stores them in ONE transaction, in the writer
+    process (:attr:`writer`, :mod:`croupier.store.writer`) or a worker thread
+    (:func:`asyncio.to_thread`), so the event loop keeps serving the other tables. When
     that transaction fails, each write of the group is tried again in a transaction of
     its own (and sealed anew, alone), so a write the store refuses (a stale fencing
     token, a request id already recorded...) fails only its own call; a store outage
@@ -251,6 +274,8 @@ class GroupCommitter:
         self.published = published  # the relay's: rows it published, deleted here
         self.grants = grants  # told of the tables whose remembered grants went stale
         self.max_group = max_group
+        # the transactions' process (CROUPIER_DEALER_WRITER=process); None: a thread
+        self.writer: WriterProcess | None = None
         # SQLite in memory keeps a connection per thread (or one for all): write there on
         # the loop, as the other writers of that store do
         self.off_loop = not isinstance(store.engine.pool, (SingletonThreadPool, StaticPool))
@@ -314,8 +339,7 @@ class GroupCommitter:
         thread), the messages in ``held`` by reference, deleting the outbox rows
         ``published``; the tables whose remembered grants went stale
         (:func:`check_grants`)."""
-        with self.store.transaction() as tx:
-            return write_all(tx, writes, self.box, seals, held, published)
+        return write_group(self.store, self.box, writes, seals, held, published)
 
     def deleting(self) -> contextlib.AbstractContextManager[list[OutboxRow]]:
         """The rows the relay published, for the next transaction to delete (given back
@@ -346,7 +370,11 @@ class GroupCommitter:
         # a failed (or cancelled: unknown) write gives the bytes up; its rows, if any
         # were stored, are rebuilt from the store
         with self.holding(writes) as held, self.deleting() as published:
-            if self.off_loop:
+            if self.writer is not None:
+                stale = await self.writer.run(
+                    write_group, writes, sealed.seals, held, list(published)
+                )
+            elif self.off_loop:
                 stale = await asyncio.to_thread(
                     self.write_now, writes, sealed.seals, held, published
                 )

@@ -27,6 +27,7 @@ from croupier.pb.croupier.v1 import audit_pb2_grpc, gateway_pb2_grpc, settlement
 from croupier.signing import Signer
 from croupier.store import EventStore, migrate
 from croupier.store.planner import TableKeeper
+from croupier.store.writer import WriterProcess, reopenable
 from croupier.upkeep import Trimmer, freeze_startup
 from croupier_services import config, metrics
 from croupier_services.audit import AuditServicer
@@ -163,6 +164,9 @@ class Node:
     dealer_id: str = ""  # a dealer replica's id: tables owned by lease ("": single dealer)
     dealer_address: str = ""  # where other replicas route this replica's tables
     lease_ttl_ms: int = 10_000
+    # the dealer's group commits: "process" (a writer process, when the store can be
+    # opened there: croupier.store.writer) or "thread"; tests in process keep "thread"
+    dealer_writer: str = "thread"
     auth: AuthSettings | None = None  # None: from the environment (CROUPIER_AUTH_DIR, ...)
     store: EventStore | None = None
     bus: Bus | None = None
@@ -236,6 +240,11 @@ class Node:
                 self.core.ownership = Ownership(
                     self.store, self.dealer_id, self.dealer_address, self.lease_ttl_ms, now_ms
                 )
+            if self.dealer_writer == "process" and reopenable(self.store):
+                writer = WriterProcess(self.store, self.core.seed_box)
+                self.core.committer.writer = writer
+                pid = await asyncio.to_thread(writer.start)
+                log.info("the dealer's commits run in writer process %d", pid)
             await self.core.recover(republish=False)
             # hands closed without an outcome are found in the background, a slice of
             # opening time at a time: the start does not wait on a day of hands
@@ -473,6 +482,8 @@ class Node:
                 log.exception("releasing table leases failed; they expire on their own")
         for b in {id(b): b for b in [*self.buses.values(), *filter(None, [self.bus])]}.values():
             await b.close()
+        if self.core is not None and self.core.committer.writer is not None:
+            await asyncio.to_thread(self.core.committer.writer.close)
         if self.store is not None:
             self.store.close()
         if self.nats is not None:

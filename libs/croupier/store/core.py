@@ -204,7 +204,9 @@ class Store(
         engine = create_engine(url, schema=schema)
         if upgrade:
             migrate(engine)
-        return cls(engine)
+        store = cls(engine)
+        store.opened_with = (url, schema)
+        return store
 
     @classmethod
     def from_url(cls, url: str) -> Store:

@@ -426,6 +426,11 @@ class Database:
     """Holds an engine and hands out read and write connections; the base of every
     store facade."""
 
+    opened_with: tuple[str, str | None] | None = None
+    """The URL and PostgreSQL schema the store was opened from (:meth:`Store.open`), so
+    another process can open the same database (:mod:`croupier.store.writer`); ``None``
+    for a store made around an engine."""
+
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 

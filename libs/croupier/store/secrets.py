@@ -35,6 +35,12 @@ class SeedBox:
         if not isinstance(key, bytes) or len(key) != SecretBox.KEY_SIZE:
             raise InvalidInput(f"a seed key is {SecretBox.KEY_SIZE} bytes")
         self._box = SecretBox(key)
+        self._key = key
+
+    def __reduce__(self) -> tuple[type[SeedBox], tuple[bytes]]:
+        """Pickled as its key, for the dealer's writer process
+        (:mod:`croupier.store.writer`), which seals the seeds it stores."""
+        return (SeedBox, (self._key,))
 
     def seal(self, shoe_id: str, seed: bytes) -> bytes:
         return bytes(self._box.encrypt(shoe_id.encode() + b"\x00" + seed))
