@@ -55,16 +55,23 @@ def outage(store: Store, context: Any) -> None:
     raise sa.exc.OperationalError("SELECT 1", {}, Exception("server closed the connection"))
 
 
+def size_of(store: Store, context: Any, blob: bytes) -> tuple[int, bytes]:
+    return len(blob), blob[-16:] * 70_000  # an answer larger than a pipe's buffer too
+
+
 def stall(store: Store, context: Any, seconds: float) -> None:
     time.sleep(seconds)
 
 
 def gone(pid: int, within_s: float = 10.0) -> bool:
+    """``pid`` has ended (reaped, or a zombie its parent has not waited for yet)."""
     deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
         try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except FileNotFoundError:
             return True
         time.sleep(0.05)
     return False
@@ -124,6 +131,54 @@ async def test_a_writer_killed_mid_write_fails_that_write_and_the_next_starts_an
         assert again not in (pid, os.getpid())
     finally:
         w.close()
+
+
+async def test_a_write_cancelled_in_flight_ends_its_writer_and_the_next_is_answered(
+    idle_cluster: Cluster,
+) -> None:
+    """The answer to a cancelled write would be read as the next write's: the writer
+    holding it is ended, and the next write gets its own answer from a new one."""
+    w = WriterProcess(idle_cluster.store)
+    try:
+        pid = w.start()
+        slow = asyncio.ensure_future(w.run(stall, 30.0))
+        await asyncio.sleep(0.3)
+        slow.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await slow
+        assert gone(pid) and w.restarts == 1
+        again, tag, _ = await w.run(pid_and_store, "next")
+        assert tag == "next" and again not in (pid, os.getpid())
+    finally:
+        w.close()
+
+
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_writes_larger_than_the_pipe_buffer_cross_on_either_event_loop(
+    tmp_path: Path, loop: str
+) -> None:
+    """A group commit's arguments can be megabytes; uvloop leaves a descriptor it watched
+    non-blocking, where a large send would stop half way: every write, several in a
+    row, crosses whole and gets its whole answer."""
+    url = f"sqlite:///{tmp_path / 'big.sqlite'}"
+    store = Store.open(url, upgrade=True)
+    blob = os.urandom(3_000_000)
+
+    async def main() -> None:
+        w = WriterProcess(store)
+        try:
+            for _ in range(3):
+                n, back = await w.run(size_of, blob)
+                assert n == len(blob) and back == blob[-16:] * 70_000
+            assert w.restarts == 0
+        finally:
+            w.close()
+
+    if loop == "uvloop":
+        uvloop = pytest.importorskip("uvloop")
+        uvloop.run(main())
+    else:
+        asyncio.run(main())
 
 
 def test_the_writer_ends_with_its_parent(tmp_path: Path) -> None:
