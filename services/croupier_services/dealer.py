@@ -371,9 +371,14 @@ class GroupCommitter:
         # were stored, are rebuilt from the store
         with self.holding(writes) as held, self.deleting() as published:
             if self.writer is not None:
-                stale = await self.writer.run(
-                    write_group, writes, sealed.seals, held, list(published)
-                )
+                restarts = self.writer.restarts
+                try:
+                    stale = await self.writer.run(
+                        write_group, writes, sealed.seals, held, list(published)
+                    )
+                finally:
+                    if self.writer.restarts != restarts:
+                        metrics.WRITER_RESTARTS.inc(self.writer.restarts - restarts)
             elif self.off_loop:
                 stale = await asyncio.to_thread(
                     self.write_now, writes, sealed.seals, held, published

@@ -87,6 +87,11 @@ LEASES_LOST = Counter(
     "croupier_dealer_leases_lost_total",
     "Table leases a dealer replica found lost on renewal (table dropped from memory)",
 )
+WRITER_RESTARTS = Counter(
+    "croupier_dealer_writer_restarts_total",
+    "Dealer writer processes that ended during a group commit (the calls in it answered "
+    "UNAVAILABLE, their tables rebuilt from the log) and were started again",
+)
 AUTH_REFUSED = Counter(
     "croupier_auth_refused_total",
     "gRPC calls refused by authentication or authorisation",

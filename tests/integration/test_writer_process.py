@@ -28,6 +28,7 @@ from croupier.errors import StaleFencingToken, StoreUnavailable
 from croupier.pb.croupier.v1 import gateway_pb2
 from croupier.store import Store
 from croupier.store.writer import WriterProcess, reopenable
+from croupier_services import metrics
 from croupier_services.grpc_util import error_info
 
 from .harness import Cluster
@@ -259,9 +260,7 @@ async def test_a_repeated_request_id_is_answered_from_the_store_through_the_writ
     n = len(c.store.read_stream(hid))
     again = await c.gw.PlaceBets(req)
     assert again == first and len(c.store.read_stream(hid)) == n
-    other = gateway_pb2.PlaceBetsRequest(
-        hand_id=hid, bets=_bets()[:1], request_id=req.request_id
-    )
+    other = gateway_pb2.PlaceBetsRequest(hand_id=hid, bets=_bets()[:1], request_id=req.request_id)
     with pytest.raises(grpc.aio.AioRpcError) as e:
         await c.gw.PlaceBets(other)
     info = error_info(e.value)
@@ -277,6 +276,7 @@ async def test_a_killed_writer_fails_one_call_and_the_table_goes_on(
     known stored: the table is rebuilt from the log), the call after it is stored by a
     new writer, and the hand completes."""
     c = idle_cluster
+    restarts0 = metrics.WRITER_RESTARTS._value.get()
     table = await c.open_table("wpkill")
     hid = await open_hand(c, table)
     pid = writer.pid
@@ -296,5 +296,6 @@ async def test_a_killed_writer_fails_one_call_and_the_table_goes_on(
     await c.gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=hid, request_id=rid()))
     check_hand(c, hid)
     assert writer.restarts == 1
+    assert metrics.WRITER_RESTARTS._value.get() == restarts0 + 1  # counted, for alerts
     now, _, _ = await writer.run(pid_and_store, "z")
     assert now not in (pid, os.getpid())
