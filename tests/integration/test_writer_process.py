@@ -28,6 +28,7 @@ from croupier.errors import StaleFencingToken, StoreUnavailable
 from croupier.pb.croupier.v1 import gateway_pb2
 from croupier.store import Store
 from croupier.store.writer import WriterProcess, reopenable
+from croupier.testing import bets_of
 from croupier_services import metrics
 from croupier_services.grpc_util import error_info
 
@@ -269,12 +270,14 @@ async def test_a_repeated_request_id_is_answered_from_the_store_through_the_writ
     memory_matches_store(c, hid)
 
 
-async def test_a_killed_writer_fails_one_call_and_the_table_goes_on(
+async def test_a_killed_writer_fails_only_the_call_it_held_and_the_table_goes_on(
     idle_cluster: Cluster, writer: WriterProcess
 ) -> None:
-    """``kill -9`` of the writer: the next call fails ``UNAVAILABLE`` (nothing of it
-    known stored: the table is rebuilt from the log), the call after it is stored by a
-    new writer, and the hand completes."""
+    """``kill -9`` of the writer between commits: the next call goes through on a new
+    writer. Killed while it holds a call's commit (stopped first, so the commit is in
+    its hands): that call fails ``UNAVAILABLE`` ``store_unavailable``, its table is
+    rebuilt from the log, the same call sent again is stored once by the next writer,
+    and the hand completes. Both restarts are counted."""
     c = idle_cluster
     restarts0 = metrics.WRITER_RESTARTS._value.get()
     table = await c.open_table("wpkill")
@@ -282,20 +285,35 @@ async def test_a_killed_writer_fails_one_call_and_the_table_goes_on(
     pid = writer.pid
     assert pid is not None
     os.kill(pid, signal.SIGKILL)
-    assert gone(pid)
-    req = gateway_pb2.PlaceBetsRequest(hand_id=hid, bets=_bets(), request_id=rid())
+    deadline = time.monotonic() + 10
+    while writer.alive() and time.monotonic() < deadline:  # the kill takes its moment
+        await asyncio.sleep(0.01)
+    assert not writer.alive()
+    req = gateway_pb2.PlaceBetsRequest(hand_id=hid, bets=_bets()[:1], request_id=rid())
+    first = await c.gw.PlaceBets(req)  # between commits: a new writer, no failure
+    assert first.accepted == 1 and writer.restarts == 1
+    second = writer.pid
+    assert second is not None and second != pid
+    os.kill(second, signal.SIGSTOP)
+    req = gateway_pb2.PlaceBetsRequest(hand_id=hid, bets=_bets()[1:], request_id=rid())
+    held = asyncio.ensure_future(c.gw.PlaceBets(req))
+    await asyncio.sleep(0.5)
+    assert not held.done()  # its commit is in the stopped writer's hands
+    os.kill(second, signal.SIGKILL)
     with pytest.raises(grpc.aio.AioRpcError) as e:
-        await c.gw.PlaceBets(req)
+        await held
     assert e.value.code() == grpc.StatusCode.UNAVAILABLE
     info = error_info(e.value)
     assert info is not None and info.reason == StoreUnavailable.reason
     memory_matches_store(c, hid)
-    placed = await c.gw.PlaceBets(req)  # the same call again: a new writer stores it
-    assert placed.accepted == len(_bets())
+    placed = await c.gw.PlaceBets(req)  # the same call again: stored once, by a third
+    assert placed.accepted == len(_bets()) - 1
     memory_matches_store(c, hid)
     await c.gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=hid, request_id=rid()))
-    check_hand(c, hid)
-    assert writer.restarts == 1
-    assert metrics.WRITER_RESTARTS._value.get() == restarts0 + 1  # counted, for alerts
+    events = c.store.read_stream(hid)
+    assert [e.seq for e in events] == list(range(len(events)))
+    assert len(bets_of(events)) == len(_bets())
+    assert writer.restarts == 2
+    assert metrics.WRITER_RESTARTS._value.get() == restarts0 + 2  # counted, for alerts
     now, _, _ = await writer.run(pid_and_store, "z")
-    assert now not in (pid, os.getpid())
+    assert now not in (pid, second, os.getpid())

@@ -21,11 +21,13 @@ the order given (:meth:`WriterProcess.run` waits for the previous write's answer
 Failures: a database failure in the child arrives as
 :class:`~croupier.errors.StoreUnavailable` (:func:`croupier.store.db.store_outage`, which
 reads the exception's causes: those do not cross the pipe); any other error as raised.
-If the child dies (killed, out of memory) the write in flight fails with
+If the child dies (killed, out of memory) while it holds a write, that write fails with
 ``StoreUnavailable`` (whether it committed is unknown, as for a connection lost at
-``COMMIT``: the caller rebuilds from the store), the next write starts a new child, and
-:attr:`WriterProcess.restarts` counts it; a write whose caller is cancelled while the
-child holds it ends that child too (its answer would arrive for the next write). The
+``COMMIT``: the caller rebuilds from the store); the next write starts a new child (a
+child found dead between writes is replaced before the write is sent, which then goes
+through), and :attr:`WriterProcess.restarts` counts each; a write whose caller is
+cancelled while the child holds it ends that child too (its answer would arrive for the
+next write). The
 child ignores ``SIGINT`` (a terminal's Ctrl-C reaches the whole process group; the
 parent decides when it stops, with :meth:`WriterProcess.close`) and ends by itself
 within half a second of its parent's death (a thread watching its parent id: a child
@@ -46,7 +48,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from multiprocessing.connection import Connection
+from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
 
@@ -104,6 +106,17 @@ def _orphaned(parent: int, every_s: float = 0.5) -> None:
     os._exit(0)
 
 
+def _ended(proc: BaseProcess, within_s: float) -> bool:
+    """Whether ``proc`` has ended, waiting up to ``within_s``: read from its sentinel
+    (closed when it exits), which holds whoever reaps it (``is_alive`` takes a child
+    another part of the process reaped first for alive forever); reaped here if it can
+    be."""
+    if not wait([proc.sentinel], within_s):
+        return False
+    proc.join(0)
+    return True
+
+
 def _wake(readable: asyncio.Future[None]) -> None:
     if not readable.done():
         readable.set_result(None)
@@ -128,6 +141,10 @@ class WriterProcess:
     def pid(self) -> int | None:
         """The child's process id, while there is one."""
         return self._proc.pid if self._proc is not None else None
+
+    def alive(self) -> bool:
+        """Whether a child runs (none started yet, or one that ended: ``False``)."""
+        return self._proc is not None and not _ended(self._proc, 0)
 
     def start(self) -> int:
         """Start the child (if none runs) and wait until its store is open; its pid.
@@ -160,6 +177,8 @@ class WriterProcess:
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
+            if self._proc is not None and _ended(self._proc, 0):
+                self._lost()  # it died between writes: nothing of this one was sent
             if self._conn is None:
                 await asyncio.to_thread(self.start)
             conn = self._conn
@@ -197,10 +216,10 @@ class WriterProcess:
         self.restarts += 1
         if conn is not None:
             conn.close()
-        if proc is not None and proc.is_alive():
-            proc.kill()
         if proc is not None:
-            proc.join(5)
+            if not _ended(proc, 0):
+                proc.kill()
+            _ended(proc, 5)
 
     def close(self) -> None:
         """End the child once the write it holds is done."""
@@ -210,8 +229,6 @@ class WriterProcess:
             with contextlib.suppress(OSError):
                 conn.send_bytes(pickle.dumps(None))
             conn.close()
-        if proc is not None:
-            proc.join(10)
-            if proc.is_alive():
-                proc.kill()
-                proc.join(5)
+        if proc is not None and not _ended(proc, 10):
+            proc.kill()
+            _ended(proc, 5)
