@@ -30,6 +30,7 @@ from croupier.games import base as g
 from croupier.pb.croupier.v1 import gateway_pb2
 from croupier.store.core import UnitOfWork
 from croupier.store.outbox import OutboxRow
+from croupier.store.writer import WriterProcess
 from croupier.testing import bets_of
 from croupier_services.consumer import IntegrityChecker
 from croupier_services.dealer import GroupCommitter, PendingWrite
@@ -155,41 +156,61 @@ async def outcomes(tasks: Sequence[asyncio.Future[Any]]) -> list[Any]:
 # ------------------------------------------------------------------------------ tests
 
 
+@contextmanager
+def commits_in(c: Cluster, kind: str) -> Iterator[None]:
+    """The cluster's dealer commits in a thread of its own process (as built) or, for
+    ``process``, in a writer process (``CROUPIER_DEALER_WRITER=process``)."""
+    if kind == "thread":
+        yield
+        return
+    w = WriterProcess(c.store, c.core.seed_box)
+    w.start()
+    c.core.committer.writer = w
+    try:
+        yield
+    finally:
+        c.core.committer.writer = None
+        w.close()
+
+
+@pytest.mark.parametrize("writer", ["thread", "process"])
 async def test_coups_at_many_tables_at_once_are_complete_and_grouped(
-    idle_cluster: Cluster,
+    idle_cluster: Cluster, writer: str
 ) -> None:
     """24 tables play 3 coups each at once, every call with a request id: every hand is
     stored complete with gap-free, chained seqs, one request record per call, and the
-    calls' batches were stored in shared transactions."""
+    calls' batches were stored in shared transactions; with the commits in the dealer's
+    thread and in its writer process."""
     c = idle_cluster
-    tables = [await c.open_table(f"many{i}") for i in range(24)]
-    before = c.store.count_requests()
-    writes0, groups0 = c.core.committer.writes, c.core.committer.groups
+    with commits_in(c, writer):
+        tables = [await c.open_table(f"many{i}") for i in range(24)]
+        before = c.store.count_requests()
+        writes0, groups0 = c.core.committer.writes, c.core.committer.groups
 
-    async def play(table: str) -> list[str]:
-        hands = []
-        for _ in range(3):
-            hid = await open_hand(c, table)
-            placed = await c.gw.PlaceBets(
-                gateway_pb2.PlaceBetsRequest(hand_id=hid, bets=_bets(), request_id=rid())
-            )
-            closed = await c.gw.CloseBetting(
-                gateway_pb2.CloseBettingRequest(hand_id=hid, request_id=rid())
-            )
-            assert placed.accepted == len(BETS)
-            assert closed.view.phase
-            hands.append(hid)
-        return hands
+        async def play(table: str) -> list[str]:
+            hands = []
+            for _ in range(3):
+                hid = await open_hand(c, table)
+                placed = await c.gw.PlaceBets(
+                    gateway_pb2.PlaceBetsRequest(hand_id=hid, bets=_bets(), request_id=rid())
+                )
+                closed = await c.gw.CloseBetting(
+                    gateway_pb2.CloseBettingRequest(hand_id=hid, request_id=rid())
+                )
+                assert placed.accepted == len(BETS)
+                assert closed.view.phase
+                hands.append(hid)
+            return hands
 
-    hands = [h for hs in await asyncio.gather(*(play(t) for t in tables)) for h in hs]
-    assert len(set(hands)) == 72
-    for hid in hands:
-        check_hand(c, hid)
-    assert c.store.count_requests() - before == 72 * 3
-    writes = c.core.committer.writes - writes0
-    groups = c.core.committer.groups - groups0
-    assert writes == 72 * 3
-    assert groups < writes  # some transactions held several tables' calls
+        hands = [h for hs in await asyncio.gather(*(play(t) for t in tables)) for h in hs]
+        assert len(set(hands)) == 72
+        for hid in hands:
+            check_hand(c, hid)
+        assert c.store.count_requests() - before == 72 * 3
+        writes = c.core.committer.writes - writes0
+        groups = c.core.committer.groups - groups0
+        assert writes == 72 * 3
+        assert groups < writes  # some transactions held several tables' calls
 
 
 async def test_a_busy_table_does_not_hold_up_the_others(idle_cluster: Cluster) -> None:

@@ -5,8 +5,8 @@ The writes run in another process and come back with their results; an error rai
 there arrives whole (its class, reason and facts), a database failure as
 ``StoreUnavailable``; a writer killed with ``kill -9`` fails only the write that meets
 it (``UNAVAILABLE``), its table is rebuilt from the log, and the next write starts a
-new writer; closing the writer or killing its parent ends it. The gateway's calls at
-many tables at once are stored complete through it, as through the thread."""
+new writer; closing the writer or killing its parent ends it. (The gateway's calls at
+many tables at once through it: ``test_gateway_concurrency``.)"""
 
 from __future__ import annotations
 
@@ -35,7 +35,6 @@ from croupier_services.grpc_util import error_info
 from .harness import Cluster
 from .test_gateway_concurrency import (
     _bets,
-    check_hand,
     memory_matches_store,
     open_hand,
     rid,
@@ -214,37 +213,6 @@ def test_only_a_store_opened_by_url_can_be_reopened(tmp_path: Path) -> None:
     assert reopenable(Store.open(f"sqlite:///{tmp_path / 'a.sqlite'}", upgrade=True))
     with pytest.raises(ValueError, match="another process"):
         WriterProcess(Store.open("sqlite:///:memory:", upgrade=True))
-
-
-async def test_coups_at_many_tables_are_stored_complete_through_the_writer(
-    idle_cluster: Cluster, writer: WriterProcess
-) -> None:
-    """16 tables play 2 coups each at once through the writer process: every hand stored
-    complete and chained, one request record per call, calls grouped."""
-    c = idle_cluster
-    tables = [await c.open_table(f"wp{i}") for i in range(16)]
-    before = c.store.count_requests()
-    writes0, groups0 = c.core.committer.writes, c.core.committer.groups
-
-    async def play(table: str) -> list[str]:
-        hands = []
-        for _ in range(2):
-            hid = await open_hand(c, table)
-            await c.gw.PlaceBets(
-                gateway_pb2.PlaceBetsRequest(hand_id=hid, bets=_bets(), request_id=rid())
-            )
-            await c.gw.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=hid, request_id=rid()))
-            hands.append(hid)
-        return hands
-
-    hands = [h for hs in await asyncio.gather(*(play(t) for t in tables)) for h in hs]
-    assert len(set(hands)) == 32
-    for hid in hands:
-        check_hand(c, hid)
-    assert c.store.count_requests() - before == 32 * 3
-    writes = c.core.committer.writes - writes0
-    assert writes == 32 * 3 and c.core.committer.groups - groups0 < writes
-    assert writer.restarts == 0 and writer.pid not in (None, os.getpid())
 
 
 async def test_a_repeated_request_id_is_answered_from_the_store_through_the_writer(

@@ -27,11 +27,13 @@ If the child dies (killed, out of memory) while it holds a write, that write fai
 child found dead between writes is replaced before the write is sent, which then goes
 through), and :attr:`WriterProcess.restarts` counts each; a write whose caller is
 cancelled while the child holds it ends that child too (its answer would arrive for the
-next write). The
-child ignores ``SIGINT`` (a terminal's Ctrl-C reaches the whole process group; the
-parent decides when it stops, with :meth:`WriterProcess.close`) and ends by itself
-within half a second of its parent's death (a thread watching its parent id: a child
-blocked on the pipe is not told).
+next write). The child ignores ``SIGINT`` (a terminal's Ctrl-C reaches the whole
+process group; the parent decides when it stops, with :meth:`WriterProcess.close`) and
+ends by itself within half a second of its parent's death (a thread watching its parent
+id: a child blocked on the pipe is not told).
+
+A script that starts a writer must guard its top level (``if __name__ ==
+"__main__":``): ``spawn`` imports the parent's main module in the child.
 
 Only a store opened by URL can be reopened in another process (an in-memory SQLite
 database cannot): :func:`reopenable` tells.
