@@ -355,6 +355,7 @@ async def run_demo(
         # --keep-running: the replay viewer too (CROUPIER_VIEWER_PORT, else a free port)
         viewer_port=config.VIEWER_PORT.or_(free_port()) if keep_running else 0,
         viewer_host=config.VIEWER_HOST.get(),
+        dealer_writer=config.DEALER_WRITER.get(),  # as `croupier serve dealer`
     )
     await node.start()
     try:
