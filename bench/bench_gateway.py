@@ -56,7 +56,6 @@ from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc
 from croupier.signing import load_signer
 from croupier.store import Store
 from croupier.store.secrets import SeedBox
-from croupier.store.writer import WriterProcess
 from croupier.upkeep import Trimmer, freeze_startup
 from croupier_services.config import DEALER_WRITER, AuthSettings
 from croupier_services.dealer import DealerCore, GatewayServicer
@@ -99,8 +98,7 @@ async def serve(work: Path, url: str, insecure: bool) -> None:
     core = build_core(store, work / "keys", auth)
     core.relay.kick = lambda: None  # type: ignore[method-assign]  # no bus: nothing publishes
     if DEALER_WRITER.get() == "process":  # as `croupier serve dealer` does by default
-        core.committer.writer = WriterProcess(store, core.seed_box)
-        core.committer.writer.start()
+        core.write_in_process()
     if insecure:
         server = grpc.aio.server()
         gateway_pb2_grpc.add_GatewayServiceServicer_to_server(GatewayServicer(core), server)

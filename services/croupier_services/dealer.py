@@ -516,6 +516,16 @@ class DealerCore:
         # why the dealer's own signing key may not sign now (revoked), or None
         self.signing_check: Callable[[], str | None] | None = None
 
+    def write_in_process(self) -> WriterProcess:
+        """Run the group commits in a writer process from now on
+        (``CROUPIER_DEALER_WRITER=process``, :mod:`croupier.store.writer`); it is
+        started here (this blocks until its store is open: from an event loop, call it
+        in a thread). The caller closes it (``committer.writer.close()``) at the end."""
+        writer = WriterProcess(self.store, self.seed_box)
+        writer.start()
+        self.committer.writer = writer
+        return writer
+
     def table_lock(self, table_id: str) -> contextlib.AbstractAsyncContextManager[None]:
         """Hold ``table_id``'s lock for the ``async with`` block."""
         return self.table_locks.hold(table_id)

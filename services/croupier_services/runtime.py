@@ -27,7 +27,7 @@ from croupier.pb.croupier.v1 import audit_pb2_grpc, gateway_pb2_grpc, settlement
 from croupier.signing import Signer
 from croupier.store import EventStore, migrate
 from croupier.store.planner import TableKeeper
-from croupier.store.writer import WriterProcess, reopenable
+from croupier.store.writer import reopenable
 from croupier.upkeep import Trimmer, freeze_startup
 from croupier_services import config, metrics
 from croupier_services.audit import AuditServicer
@@ -241,10 +241,8 @@ class Node:
                     self.store, self.dealer_id, self.dealer_address, self.lease_ttl_ms, now_ms
                 )
             if self.dealer_writer == "process" and reopenable(self.store):
-                writer = WriterProcess(self.store, self.core.seed_box)
-                self.core.committer.writer = writer
-                pid = await asyncio.to_thread(writer.start)
-                log.info("the dealer's commits run in writer process %d", pid)
+                writer = await asyncio.to_thread(self.core.write_in_process)
+                log.info("the dealer's commits run in writer process %s", writer.pid)
             await self.core.recover(republish=False)
             # hands closed without an outcome are found in the background, a slice of
             # opening time at a time: the start does not wait on a day of hands

@@ -30,7 +30,6 @@ from croupier.games import base as g
 from croupier.pb.croupier.v1 import gateway_pb2
 from croupier.store.core import UnitOfWork
 from croupier.store.outbox import OutboxRow
-from croupier.store.writer import WriterProcess
 from croupier.testing import bets_of
 from croupier_services.consumer import IntegrityChecker
 from croupier_services.dealer import GroupCommitter, PendingWrite
@@ -163,9 +162,7 @@ def commits_in(c: Cluster, kind: str) -> Iterator[None]:
     if kind == "thread":
         yield
         return
-    w = WriterProcess(c.store, c.core.seed_box)
-    w.start()
-    c.core.committer.writer = w
+    w = c.core.write_in_process()
     try:
         yield
     finally:

@@ -82,9 +82,7 @@ def gone(pid: int, within_s: float = 10.0) -> bool:
 def writer(idle_cluster: Cluster) -> Any:
     c = idle_cluster
     assert reopenable(c.store)
-    w = WriterProcess(c.store, c.core.seed_box)
-    w.start()
-    c.core.committer.writer = w
+    w = c.core.write_in_process()
     try:
         yield w
     finally:

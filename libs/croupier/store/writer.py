@@ -60,8 +60,6 @@ from croupier.store.db import store_outage
 
 T = TypeVar("T")
 
-_LOST = "the store's writer process ended during the write; whether it committed is not known"
-
 
 def reopenable(store: Store) -> bool:
     """Whether another process can open ``store`` (:attr:`Store.opened_with` is known
@@ -71,13 +69,13 @@ def reopenable(store: Store) -> bool:
 
 
 def _serve(conn: Connection, url: str, schema: str | None, context: Any) -> None:
-    """The child: open the store, answer ``ready``, then run each write it is sent
-    until the pipe closes or ``None`` comes."""
+    """The child: open the store, say so, then run each write it is sent until the
+    pipe closes or ``None`` comes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = os.getppid()
     threading.Thread(target=_orphaned, args=(parent,), name="parent-watch", daemon=True).start()
     store = Store.open(url, schema=schema)
-    conn.send_bytes(pickle.dumps(("ok", os.getpid())))
+    conn.send_bytes(b"ready")
     while True:
         try:
             msg = conn.recv_bytes()
@@ -130,9 +128,10 @@ class WriterProcess:
     the first write does), :meth:`close` ends it."""
 
     def __init__(self, store: Store, context: Any = None) -> None:
-        if store.opened_with is None or not reopenable(store):
+        spec = store.opened_with
+        if spec is None or not reopenable(store):
             raise ValueError("the store was not opened from a URL another process can open")
-        self._spec = store.opened_with
+        self._spec = spec
         self._context = context
         self._proc: BaseProcess | None = None
         self._conn: Connection | None = None
@@ -164,7 +163,7 @@ class WriterProcess:
             proc.start()
             theirs.close()
             try:
-                pickle.loads(ours.recv_bytes())  # ("ok", pid): its store is open
+                ours.recv_bytes()  # "ready": its store is open
             except EOFError:
                 proc.join(5)
                 raise StoreUnavailable(
@@ -204,7 +203,10 @@ class WriterProcess:
                 kind, value = pickle.loads(conn.recv_bytes())
             except (EOFError, OSError):
                 self._lost()
-                raise StoreUnavailable(_LOST) from None
+                raise StoreUnavailable(
+                    "the store's writer process ended during the write; whether it "
+                    "committed is not known"
+                ) from None
             except asyncio.CancelledError:
                 self._lost()  # its answer, when it comes, would be read as the next one's
                 raise
