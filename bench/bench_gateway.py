@@ -4,6 +4,7 @@ coup's bets and ``close_betting``) played at N tables at once over real gRPC.
 
     .venv/bin/python bench/bench_gateway.py [--tables 1,16,64] [--seconds 10]
         [--database-url URL] [--insecure] [--one-call] [--rate HANDS_PER_S]
+        [--rss-every SECONDS]
 
 For each N, a dealer process is started (this script with ``--serve``): the dealer's
 :class:`GatewayServicer` behind the authentication interceptor as production serves it
@@ -22,6 +23,10 @@ RPC as the gateway sees it, CPU µs per hand of the dealer process (all its thre
 its writer process, from /proc) and of this client process, the calls stored per
 transaction, and the seals stored per hand (each is one signature check for every
 consumer of the hand and for the audit).
+
+``--rss-every S`` prints, every S seconds of the run, the hands played so far and the
+resident memory of the dealer process and of each of its children (its writer process,
+``multiprocessing``'s resource tracker): a long run's memory.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cpu import cpu_seconds_tree
+from cpu import _cmdline, cpu_seconds_tree, descendants, rss_kib
 from scratch import own_schema
 
 from croupier.auth import AuthDir, Role, SeatTokens, init_dev
@@ -166,6 +171,7 @@ async def drive(
     pid: int,
     one_call: bool,
     rate: float = 0.0,
+    rss_every: float = 0.0,
 ) -> Run:
     auth = AuthDir(work / "auth")
     target = f"127.0.0.1:{port}"
@@ -254,6 +260,16 @@ async def drive(
             gateway_pb2.CloseBettingRequest(hand_id=h.hand_id, request_id=rid()),
         )
 
+    async def watch_rss() -> None:
+        while True:
+            await asyncio.sleep(rss_every)
+            line = f"rss MiB after {time.perf_counter() - started:,.0f} s, {run.hands:,} hands:"
+            line += f" dealer {rss_kib(pid)[0] / 1024:.1f}"
+            for child in descendants(pid):
+                kind = "writer" if "spawn_main" in _cmdline(str(child)) else "tracker"
+                line += f", {kind} {rss_kib(child)[0] / 1024:.1f}"
+            print(line, file=sys.stderr, flush=True)
+
     try:
         warm = [asyncio.Event() for _ in range(n)]
         go = asyncio.Event()
@@ -268,8 +284,11 @@ async def drive(
         deadline = t0 + seconds
         measuring = True
         go.set()
+        watcher = asyncio.create_task(watch_rss()) if rss_every else None
         await asyncio.gather(*tasks)
         measuring = False
+        if watcher is not None:
+            watcher.cancel()
         run.seconds = time.perf_counter() - t0
         run.dealer_cpu_s = cpu_seconds_tree(pid) - cpu0
         run.client_cpu_s = time.process_time() - own0
@@ -279,7 +298,13 @@ async def drive(
 
 
 def one(
-    n: int, seconds: float, url: str | None, insecure: bool, one_call: bool, rate: float
+    n: int,
+    seconds: float,
+    url: str | None,
+    insecure: bool,
+    one_call: bool,
+    rate: float,
+    rss_every: float = 0.0,
 ) -> Run:
     with (
         tempfile.TemporaryDirectory(prefix="bench-gw-") as d,
@@ -296,7 +321,9 @@ def one(
                     raise SystemExit(f"the dealer process exited with {proc.returncode}")
                 time.sleep(0.05)
             port = int((work / "port").read_text())
-            run = asyncio.run(drive(work, port, n, seconds, insecure, proc.pid, one_call, rate))
+            run = asyncio.run(
+                drive(work, port, n, seconds, insecure, proc.pid, one_call, rate, rss_every)
+            )
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait(30)
@@ -365,6 +392,13 @@ def main() -> None:
         help="offered load: hands/s over all tables, each table's coups paced (a coup "
         "started late counts from when it was due); default: back to back",
     )
+    ap.add_argument(
+        "--rss-every",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="print the dealer's and its children's RSS every S seconds (a long run's memory)",
+    )
     ap.add_argument("--serve", metavar="DIR", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.serve:
@@ -380,7 +414,7 @@ def main() -> None:
         return
     runs = []
     for n in (int(x) for x in a.tables.split(",")):
-        run = one(n, a.seconds, a.database_url, a.insecure, a.one_call, a.rate)
+        run = one(n, a.seconds, a.database_url, a.insecure, a.one_call, a.rate, a.rss_every)
         print(
             f"{n} tables: {run.hands} hands in {run.seconds:.1f} s, load average "
             f"{os.getloadavg()[0]:.1f}",

@@ -12,22 +12,31 @@ def cpu_seconds(pid: int) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds_tree(pid: int) -> float:
-    """:func:`cpu_seconds` of ``pid`` and of its live descendants (a dealer's writer
-    process; a child already reaped counts in its parent's own figures only if waited
-    for, so measure while the children live)."""
+def descendants(pid: int) -> list[int]:
+    """The live descendants of ``pid`` (a dealer's writer process, the resource
+    tracker of its ``multiprocessing``), from /proc."""
     kids: dict[int, list[int]] = {}
     for d in os.listdir("/proc"):
         if d.isdigit() and (st := _stat(d)) is not None:
             kids.setdefault(int(st[2]), []).append(int(d))
-    total, todo = 0.0, [pid]
+    found, todo = [], list(kids.get(pid, []))
     while todo:
         p = todo.pop()
+        found.append(p)
+        todo += kids.get(p, [])
+    return found
+
+
+def cpu_seconds_tree(pid: int) -> float:
+    """:func:`cpu_seconds` of ``pid`` and of its live descendants (a dealer's writer
+    process; a child already reaped counts in its parent's own figures only if waited
+    for, so measure while the children live)."""
+    total = 0.0
+    for p in (pid, *descendants(pid)):
         try:
             total += cpu_seconds(p)
         except OSError:
             continue
-        todo += kids.get(p, [])
     return total
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import grpc
 import pytest
 
+from croupier import trace
 from croupier.auth import Role
 from croupier.games import base as g
 from croupier.pb.croupier.v1 import gateway_pb2, gateway_pb2_grpc, settlement_pb2
@@ -82,7 +83,7 @@ async def test_a_coup_in_one_call_settles_once_and_audits(cluster: Cluster) -> N
         assert types[:3] == [g.HAND_OPENED, g.BETS_PLACED, g.BETTING_CLOSED]
         assert types[-1] == g.HAND_CLOSED and events[1].producer == "gateway"
         assert len(bets_of(events)) == len(bets) and types.count(g.BETS_PLACED) == 1
-        md = dict(await call.initial_metadata())
+        md = dict(await call.trailing_metadata())
         assert md["traceparent"].startswith("00-")
         hands.append(h.hand_id)
 
@@ -92,7 +93,9 @@ async def test_a_coup_in_one_call_settles_once_and_audits(cluster: Cluster) -> N
     before = written(c)
     again = coup(HANDS, bets)
     assert (await again).hand_id == hands[-1]
-    assert ("croupier-replayed", "true") in tuple(await again.trailing_metadata())
+    md = dict(await again.trailing_metadata())  # the mark and the hand's trace, both
+    assert md["croupier-replayed"] == "true"
+    assert md["traceparent"] == trace.hand_traceparent(hands[-1])
     assert written(c) == before
 
     for hid in hands:

@@ -47,7 +47,7 @@ async def test_a_hand_is_one_trace_from_dealer_to_settlement(cluster: Cluster) -
         h = await call
         hid = h.hand_id
         # the dealer starts the hand's trace and tells the caller its traceparent
-        opened_tp = dict(await call.initial_metadata()).get("traceparent")
+        opened_tp = dict(await call.trailing_metadata()).get("traceparent")
         await c.gw.PlaceBets(
             gateway_pb2.PlaceBetsRequest(
                 hand_id=hid, bets=[gateway_pb2.Bet(seat=1, spot="banker", amount_minor=10_000)]
