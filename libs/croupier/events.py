@@ -32,6 +32,7 @@ from croupier.errors import (
     SignatureError,
     UnknownKey,
 )
+from croupier.picklable import ByFields
 from croupier.signing import KeyRegistry, Signer
 from croupier.tlog.merkle import MemoryTree, leaf_hash, root_from_inclusion, root_from_leaf_hashes
 
@@ -59,7 +60,7 @@ def _header(stream: str, seq: int, type_: str, producer: str, key_id: str, prev:
 
 
 @dataclass(frozen=True, slots=True)
-class Event:
+class Event(ByFields):
     """One immutable entry of a stream. ``payload_bytes`` is canonical JSON."""
 
     stream: str
@@ -70,23 +71,6 @@ class Event:
     prev_hash: bytes
     payload_bytes: bytes
     hash: bytes
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        """Pickled as its fields in order (the dealer's commits cross to its writer
-        process: a third of the cost of ``dataclasses``' generic slot state)."""
-        return (
-            Event,
-            (
-                self.stream,
-                self.seq,
-                self.type,
-                self.producer,
-                self.key_id,
-                self.prev_hash,
-                self.payload_bytes,
-                self.hash,
-            ),
-        )
 
     @property
     def payload(self) -> dict[str, Any]:
@@ -212,14 +196,10 @@ SEAL_VERSIONS = (1, 2)
 
 
 @dataclass(frozen=True, slots=True)
-class SealEntry:
+class SealEntry(ByFields):
     stream: str
     seq: int
     hash: bytes
-
-    def __reduce__(self) -> tuple[type[SealEntry], tuple[str, int, bytes]]:
-        """Pickled as its fields in order (see :meth:`Event.__reduce__`)."""
-        return (SealEntry, (self.stream, self.seq, self.hash))
 
     def leaf(self) -> bytes:
         """This entry's leaf hash in a version-2 seal's tree: ``SHA-256(0x00 || tag ||
@@ -230,7 +210,7 @@ class SealEntry:
 
 
 @dataclass(frozen=True, slots=True)
-class SealPart:
+class SealPart(ByFields):
     """What a version-2 seal carries when it travels with only some of its entries (a
     bus message names one hand): how many entries its signed root covers, and for each
     carried entry, in order, its leaf index and RFC 6962 audit path into that root."""
@@ -240,7 +220,7 @@ class SealPart:
 
 
 @dataclass(frozen=True, slots=True)
-class Seal:
+class Seal(ByFields):
     """A producer's signature over a batch of chain heads.
 
     Version 1 signs the list of entries itself. Version 2 signs the RFC 6962 Merkle root

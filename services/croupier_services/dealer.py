@@ -150,10 +150,28 @@ class PendingWrite:
     outbox: list[OutboxItem] = field(default_factory=list)  # theirs, once sealed
     done: asyncio.Future[None] | None = field(default=None, repr=False)
 
-    def __getstate__(self) -> dict[str, Any]:
-        """What :func:`write_group` needs in the writer process: not the caller's
-        future, the signers of its unsealed events nor the hands it closes."""
-        return {**self.__dict__, "done": None, "unsealed": [], "closed": []}
+    def __reduce__(self) -> tuple[type[PendingWrite], tuple[Any, ...]]:
+        """What :func:`write_group` needs in the writer process, as its fields in order
+        (:mod:`croupier.picklable`): not the caller's future, the signers of its
+        unsealed events nor the hands it closes."""
+        return (
+            PendingWrite,
+            (
+                self.table_id,
+                self.fences,
+                self.tables,
+                self.secrets,
+                self.at_ms,
+                self.events,
+                self.seals,
+                self.streams,
+                self.request,
+                self.grant,
+                [],
+                [],
+                self.outbox,
+            ),
+        )
 
 
 def write_group(

@@ -40,6 +40,7 @@ import contextvars
 from dataclasses import dataclass
 
 from croupier.auth import current_identity
+from croupier.picklable import ByFields
 from croupier.store import EventStore
 from croupier.store.grants import TableGrants
 
@@ -48,8 +49,8 @@ _admitted: contextvars.ContextVar[TableGrants | None] = contextvars.ContextVar(
 )
 
 
-@dataclass(frozen=True)
-class GrantCheck:
+@dataclass(frozen=True, slots=True)
+class GrantCheck(ByFields):
     """What the commit of a call admitted on a table's grants checks: that the table
     still counts ``changes`` changes, or else that ``gateway`` still holds it."""
 

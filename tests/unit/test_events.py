@@ -154,9 +154,8 @@ def test_json_round_trip(dealer: Signer, gateway: Signer) -> None:
 
 
 def test_pickle_round_trip(dealer: Signer, gateway: Signer) -> None:
-    """Events and seals cross to the dealer's writer process pickled: every field comes
-    back, in its place (``Event.__reduce__`` and ``SealEntry.__reduce__`` list them by
-    hand, so a field added to either and left out there fails here)."""
+    """Events and seals cross to the dealer's writer process pickled as their fields
+    (:class:`croupier.picklable.ByFields`): every field comes back, in its place."""
     import pickle
 
     events, seals = stream(dealer, gateway)

@@ -39,6 +39,7 @@ from sqlalchemy.engine import Connection
 from croupier import canonical
 from croupier.errors import ChainError, DuplicateEvent, IdempotencyConflict, InvalidInput, NotFound
 from croupier.events import GENESIS, SEAL_VERSIONS, Event, Seal, SealEntry, remember_bounded
+from croupier.picklable import ByFields
 from croupier.store import schema, tlog
 from croupier.store.db import IDS, AnyRow, Database, insert_rows
 
@@ -58,7 +59,7 @@ _HEADS = schema.seal_heads
 
 
 @dataclass(frozen=True, slots=True)
-class StreamInfo:
+class StreamInfo(ByFields):
     """What the store knows about a stream besides its events."""
 
     stream_id: str

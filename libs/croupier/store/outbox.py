@@ -42,6 +42,7 @@ from sqlalchemy.engine import Connection
 from croupier import canonical
 from croupier.errors import InvalidInput, NotFound
 from croupier.events import Event, Seal
+from croupier.picklable import ByFields
 from croupier.store import schema
 from croupier.store.db import Database, per_dialect
 from croupier.store.events import get_seals, read_range
@@ -51,7 +52,7 @@ _DL = schema.dead_letters
 
 
 @dataclass(frozen=True, slots=True)
-class OutboxRef:
+class OutboxRef(ByFields):
     """What a message is made of, all stored with it: the events of ``stream`` from
     ``first_seq`` to ``last_seq`` and the seals ``seal_ids``, in that order, encoded as a
     ``kind`` message (:func:`croupier.bus.wire.encode`)."""
@@ -97,7 +98,7 @@ class OutboxRef:
 
 
 @dataclass(frozen=True, slots=True)
-class OutboxItem:
+class OutboxItem(ByFields):
     """A message to publish: subject, bytes, the stream's deduplication id, and (when
     everything it carries is stored with it) what it is made of."""
 

@@ -27,14 +27,15 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from croupier.errors import IdempotencyConflict, InvalidInput
+from croupier.picklable import ByFields
 from croupier.store import schema
 from croupier.store.db import Database, per_dialect
 
 _R = schema.gateway_requests
 
 
-@dataclass(frozen=True)
-class RequestRecord:
+@dataclass(frozen=True, slots=True)
+class RequestRecord(ByFields):
     """One stored call: ``request_hash`` is :func:`request_hash` of the request."""
 
     request_id: str

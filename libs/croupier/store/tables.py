@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection
 
 from croupier import canonical
 from croupier.errors import InvalidInput
+from croupier.picklable import ByFields
 from croupier.store import schema
 from croupier.store.db import AnyRow, Database, per_dialect
 
@@ -28,7 +29,7 @@ _T = schema.dealer_tables
 
 
 @dataclass(frozen=True, slots=True)
-class TableRecord:
+class TableRecord(ByFields):
     """What the store keeps of one table (see the module docstring)."""
 
     table_id: str
