@@ -24,6 +24,7 @@ its writer process, from /proc) and of this client process, the calls stored per
 transaction, and the seals stored per hand (each is one signature check for every
 consumer of the hand and for the audit).
 
+The dealer's collector passes are timed by generation (each one stops its event loop).
 ``--rss-every S`` prints, every S seconds of the run, the hands played so far and the
 resident memory of the dealer process and of each of its children (its writer process,
 ``multiprocessing``'s resource tracker): a long run's memory.
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import signal
@@ -96,6 +98,22 @@ def build_core(store: Store, keys: Path, auth: AuthDir) -> DealerCore:
     return DealerCore(dealer, store, None, seed_box=SeedBox(auth.seed_key.read_bytes()))
 
 
+def collector_pauses() -> dict[str, list[float]]:
+    """From now on, each pass of the cyclic collector in this process, timed (ms) by
+    generation: a pass stops the event loop, so its length is in every call's tail."""
+    pauses: dict[str, list[float]] = {"0": [], "1": [], "2": []}
+    began = [0.0]
+
+    def timed(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            began[0] = time.perf_counter()
+        else:
+            pauses[str(info["generation"])].append((time.perf_counter() - began[0]) * 1e3)
+
+    gc.callbacks.append(timed)
+    return pauses
+
+
 async def serve(work: Path, url: str, insecure: bool) -> None:
     """The dealer process: serve until SIGTERM, then write its commit counters."""
     store = Store.open(url, upgrade=True)
@@ -118,6 +136,7 @@ async def serve(work: Path, url: str, insecure: bool) -> None:
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     freeze_startup()  # as `croupier serve` ends its start
+    pauses = collector_pauses()
     trimmer = asyncio.create_task(Trimmer().run(stop))
     (work / "port.tmp").write_text(str(port))
     (work / "port.tmp").rename(work / "port")
@@ -131,6 +150,7 @@ async def serve(work: Path, url: str, insecure: bool) -> None:
         "groups": getattr(committer, "groups", 0),
         "writes": getattr(committer, "writes", 0),
         "retried": getattr(committer, "retried", 0),
+        "gc": pauses,
     }
     (work / "stats.json").write_text(json.dumps(stats))
     store.close()
@@ -150,7 +170,7 @@ class Run:
         default_factory=lambda: {r: [] for r in (*RPCS, "coup")}
     )
     rate: float = 0.0  # offered hands/s (0: every table plays back to back)
-    stats: dict[str, int] = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)
     seals_per_hand: float = 0.0  # seals stored per hand stored (each one signature check)
 
 
@@ -372,6 +392,14 @@ def report(runs: list[Run]) -> None:
         row += f" {run.dealer_cpu_s * per_hand:,.0f} | {run.client_cpu_s * per_hand:,.0f} |"
         row += f" {size} | {run.seals_per_hand:.2f} |"
         print(row)
+    for run in runs:
+        if run.stats.get("gc"):
+            passes = ", ".join(
+                f"generation {g}: {len(ms)} passes, {sum(ms):,.0f} ms, "
+                f"longest {max(ms, default=0):.1f} ms"
+                for g, ms in run.stats["gc"].items()
+            )
+            print(f"{run.tables} tables, the dealer's collector over its run: {passes}")
 
 
 def main() -> None:
