@@ -63,3 +63,32 @@ def test_the_stores_hot_tables_take_the_driver_path(tmp_path: Path) -> None:
             t = schema.metadata.tables[name]
             assert _sqlite_insert(c, t, tuple(t.c.keys())) is not None, name
     eng.dispose()
+
+
+def test_insert_new_leaves_out_taken_keys_and_says_which_it_stored(tmp_path: Path) -> None:
+    """``insert_new`` (``ON CONFLICT DO NOTHING``, ``RETURNING`` the keys stored) gives the
+    same rows and the same answer through the driver and through SQLAlchemy (a table
+    with a converting column), and past one multi-row ``VALUES``."""
+    from croupier.store.db import _VALUES_ROWS, insert_new
+
+    eng = create_engine(f"sqlite:///{tmp_path / 'n.sqlite'}")
+    META.create_all(eng)
+    rows = [{"id": i, "name": f"n{i}", "blob": b"\0" * i, "n": i} for i in range(_VALUES_ROWS + 7)]
+    at = dt.datetime(2026, 12, 6, 15, 0, 0)
+    with eng.begin() as c:
+        insert_rows(c, PLAIN, rows[::3])  # every third key taken already
+        assert insert_new(c, PLAIN, [], ("id",), returning="id") == []
+        again = [{**r, "name": "other"} for r in rows]
+        stored = insert_new(c, PLAIN, again, ("id",), returning="id")
+        assert sorted(stored) == [r["id"] for r in rows if r["id"] % 3]
+        assert insert_new(c, PLAIN, again[:5], ("id",)) == []  # all taken: nothing, no error
+        insert_rows(c, CONVERTED, [{"id": 1, "at": at}])
+        got = insert_new(c, CONVERTED, [{"id": 1, "at": at}, {"id": 2, "at": at}], ("id",), "id")
+        assert got == [2]  # through SQLAlchemy: the same answer
+    with eng.connect() as c:
+        names = dict(c.execute(sa.select(PLAIN.c.id, PLAIN.c.name)).all())
+        blobs = dict(c.execute(sa.select(PLAIN.c.id, PLAIN.c.blob)).all())
+    assert names == {r["id"]: r["name"] if r["id"] % 3 == 0 else "other" for r in rows}
+    assert blobs == {r["id"]: r["blob"] for r in rows}
+    assert _SQLITE_INSERTS[("plain", ("id", "name", "blob", "n"))] is not None  # the driver's
+    eng.dispose()

@@ -295,6 +295,58 @@ def insert_rows(conn: Connection, table: sa.Table, rows: Sequence[Mapping[str, A
     conn.execute(table.insert(), list(rows))
 
 
+def insert_new(
+    conn: Connection,
+    table: sa.Table,
+    rows: Sequence[Mapping[str, Any]],
+    key: tuple[str, ...],
+    returning: str | None = None,
+) -> list[Any]:
+    """Insert the ``rows`` (mappings with the same keys, in the same order) whose
+    ``key`` columns match no stored row, the others left out (``INSERT … ON CONFLICT
+    (key) DO NOTHING``); with ``returning``, that column of each row stored (in no set
+    order), else ``[]``.
+
+    On SQLite through the driver, as :func:`insert_rows` does, when no column of the
+    set converts its values: SQLAlchemy's execution of the statement was most of its
+    cost for the few rows of a dealer commit (docs/performance.md, "The writer process
+    over 874,816 hands"). With ``returning`` the rows go as one multi-row ``VALUES``
+    (the driver's ``executemany`` returns no rows). Elsewhere SQLAlchemy's insert of
+    the dialect."""
+    if not rows:
+        return []
+    cols = tuple(rows[0])
+    if is_sqlite(conn) and _sqlite_insert(conn, table, cols) is not None:
+        quote = conn.dialect.identifier_preparer.quote
+        head = f"INSERT INTO {quote(table.name)} ({', '.join(quote(c) for c in cols)}) VALUES "
+        tail = f" ON CONFLICT ({', '.join(quote(c) for c in key)}) DO NOTHING"
+        one = f"({', '.join('?' * len(cols))})"
+        if returning is None:
+            conn.exec_driver_sql(head + one + tail, [tuple(r[c] for c in cols) for r in rows])
+            return []
+        tail += f" RETURNING {quote(returning)}"
+        out: list[Any] = []
+        for i in range(0, len(rows), _VALUES_ROWS):
+            chunk = rows[i : i + _VALUES_ROWS]
+            sql = head + ", ".join([one] * len(chunk)) + tail
+            args = tuple(r[c] for r in chunk for c in cols)
+            out += conn.exec_driver_sql(sql, args).scalars().all()
+        return out
+    stmt = per_dialect(conn, _ignoring, table, key, returning)
+    result = conn.execute(stmt, list(rows))
+    return list(result.scalars().all()) if returning is not None else []
+
+
+_VALUES_ROWS = 200
+"""Rows in one multi-row ``VALUES`` of :func:`insert_new` (well under SQLite's limit of
+32,766 bound values)."""
+
+
+def _ignoring(dialect: Any, table: sa.Table, key: tuple[str, ...], returning: str | None) -> Any:
+    stmt = dialect.insert(table).on_conflict_do_nothing(index_elements=list(key))
+    return stmt if returning is None else stmt.returning(table.c[returning])
+
+
 def _pg_copy(
     conn: Connection, table: sa.Table, cols: tuple[str, ...]
 ) -> tuple[str, list[str]] | None:

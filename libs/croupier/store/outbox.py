@@ -34,7 +34,6 @@ from __future__ import annotations
 
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -44,7 +43,7 @@ from croupier.errors import InvalidInput, NotFound
 from croupier.events import Event, Seal
 from croupier.picklable import ByFields
 from croupier.store import schema
-from croupier.store.db import Database, per_dialect
+from croupier.store.db import Database, insert_new
 from croupier.store.events import get_seals, read_range
 
 _O = schema.outbox
@@ -187,9 +186,7 @@ def enqueue_groups(
                     "created_at_ms": at_ms,
                 }
             )
-    if not rows:
-        return
-    conn.execute(per_dialect(conn, _enqueue), rows)
+    insert_new(conn, _O, rows, ("msg_id",))  # a msg_id already queued: left as it is
 
 
 def delete(conn: Connection, rows: Sequence[OutboxRow]) -> int:
@@ -204,11 +201,6 @@ def delete(conn: Connection, rows: Sequence[OutboxRow]) -> int:
             _O.delete().where(sa.tuple_(_O.c.id, _O.c.msg_id).in_([(r.id, r.msg_id) for r in rows]))
         ).rowcount
     )
-
-
-def _enqueue(dialect: Any) -> Any:
-    """Insert messages, a msg_id already queued ignored (every producer commit)."""
-    return dialect.insert(_O).on_conflict_do_nothing(index_elements=["msg_id"])
 
 
 def put_dead_letter(

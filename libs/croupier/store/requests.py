@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -29,7 +28,7 @@ from sqlalchemy.engine import Connection
 from croupier.errors import IdempotencyConflict, InvalidInput
 from croupier.picklable import ByFields
 from croupier.store import schema
-from croupier.store.db import Database, per_dialect
+from croupier.store.db import Database, insert_new
 
 _R = schema.gateway_requests
 
@@ -83,12 +82,6 @@ def put_request(conn: Connection, rec: RequestRecord) -> None:
     put_requests(conn, [rec])
 
 
-def _insert_new(dialect: Any) -> Any:
-    """Insert the records whose id is free, returning those ids (every gateway group)."""
-    insert = dialect.insert(_R)
-    return insert.on_conflict_do_nothing(index_elements=["request_id"]).returning(_R.c.request_id)
-
-
 def put_requests(conn: Connection, recs: Sequence[RequestRecord]) -> None:
     """Store the records; :class:`IdempotencyConflict` naming the first whose id already
     holds a record (the caller's transaction then rolls back, effects and all). One
@@ -103,7 +96,6 @@ def put_requests(conn: Connection, recs: Sequence[RequestRecord]) -> None:
             raise InvalidInput(f"request_id must be 1..{schema.REQUEST_ID_LEN} characters")
         if len(rec.request_hash) != schema.HASH_LEN:
             raise InvalidInput("request_hash must be 32 bytes")
-    stmt = per_dialect(conn, _insert_new)
     rows = [
         {
             "request_id": rec.request_id,
@@ -114,7 +106,7 @@ def put_requests(conn: Connection, recs: Sequence[RequestRecord]) -> None:
         }
         for rec in recs
     ]
-    stored = set(conn.execute(stmt, rows).scalars().all())
+    stored = set(insert_new(conn, _R, rows, ("request_id",), returning="request_id"))
     for rec in recs:
         if rec.request_id not in stored:
             raise IdempotencyConflict(f"request id {rec.request_id!r} is already recorded")
