@@ -796,6 +796,54 @@ def test_dealer_secrets(store: Store) -> None:
 # --------------------------------------------------------------------------- concurrency
 
 
+def test_an_append_that_read_too_early_reads_again_and_writes_each_row_once(
+    store: Store, dealer: Signer, monkeypatch: pytest.MonkeyPatch, backend: str
+) -> None:
+    """What a concurrent writer does on PostgreSQL (its rows land between an append's read
+    and its inserts), staged: the first read misses a stream already stored, so the
+    batch's stream rows go in, a new one first, then the stored one, refused. On
+    PostgreSQL a savepoint rolls the batch back, the append reads again and stores each
+    row once, and the rest of the transaction stands. On SQLite no other writer can get
+    there first (the transaction holds the write lock), so the append runs in no
+    savepoint: a refused row is a conflict, and nothing of the transaction is written."""
+    from croupier.store import events as event_log
+
+    h1 = events_for(dealer, "h1", 5)
+    store.append(h1[:3], [], [info("h1")])
+    real = event_log._load_states
+    reads: list[list[str]] = []
+
+    def early(conn: sa.Connection, ids: list[str]) -> dict[str, object]:
+        got: dict[str, object] = dict(real(conn, ids))
+        reads.append(list(ids))
+        if len(reads) == 1:
+            got.pop("h1", None)  # not yet there, as far as this read knows
+        return got
+
+    monkeypatch.setattr(event_log, "_load_states", early)
+    h3 = events_for(dealer, "h3", 2)
+    if backend == "sqlite":
+        with pytest.raises(DuplicateEvent), store.transaction() as uow:
+            uow.post(settle_tx("h2"), 5)
+            uow.append([*h3, *h1], [], [info("h3"), info("h1")])
+        assert len(reads) == 1  # not read again
+        assert store.read_stream("h1") == h1[:3] and store.read_stream("h3") == []
+        assert store.list_streams() == [info("h1")]  # the new stream's row rolled back too
+        assert store.balances() == {}
+        return
+    with store.transaction() as uow:
+        uow.post(settle_tx("h2"), 5)
+        got = uow.append(
+            [*h3, *h1], [seal(dealer, heads_of([*h3, *h1]), 7)], [info("h3"), info("h1")]
+        )
+    assert len(reads) == 2  # read again once
+    assert got == AppendResult(events=4, seals=1, streams=1)
+    assert store.read_stream("h1") == h1 and store.read_stream("h3") == h3
+    assert store.list_streams() == [info("h1"), info("h3")]
+    assert len(store.seals_for("h3")) == 1
+    assert store.balances() != {}  # the rest of the transaction stands
+
+
 def test_concurrent_identical_appends_are_idempotent(store: Store, dealer: Signer) -> None:
     """A second writer blocked behind the first sees its commit and writes nothing."""
     evs = events_for(dealer, "h1", 5)
