@@ -29,9 +29,7 @@ every event should stay a little behind the head or re-read a small window.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -43,7 +41,7 @@ from croupier.errors import ChainError, DuplicateEvent, IdempotencyConflict, Inv
 from croupier.events import GENESIS, SEAL_VERSIONS, Event, Seal, SealEntry, remember_bounded
 from croupier.picklable import ByFields
 from croupier.store import schema, tlog
-from croupier.store.db import IDS, AnyRow, Database, insert_rows, is_sqlite
+from croupier.store.db import IDS, AnyRow, Database, insert_rows, is_sqlite, retryable
 
 StreamKind = Literal["hand", "shoe"]
 STREAM_KINDS: tuple[str, ...] = ("hand", "shoe")
@@ -423,7 +421,7 @@ def append(
         new_events = _plan_events(conn, events, states)
         new_seals = _plan_seals(conn, seals)
         try:
-            with _retryable(conn):
+            with retryable(conn):
                 insert_rows(conn, _S, [_stream_row(s) for s in new_streams])
                 insert_rows(
                     conn,
@@ -448,7 +446,7 @@ def append(
                         tlog.append_seals(conn, new_seals)  # every stored seal gets its leaf
         except sa.exc.IntegrityError as exc:
             # A concurrent writer got there first: re-read and decide once more (on
-            # PostgreSQL; on SQLite no other writer can have, see _retryable)
+            # PostgreSQL; on SQLite no other writer can have: db.retryable)
             if attempt or is_sqlite(conn):
                 raise DuplicateEvent(f"append refused by the database: {exc.orig}") from exc
             continue
@@ -456,22 +454,6 @@ def append(
             log.extend(new_seals)
         return AppendResult(len(new_events), len(new_seals), len(new_streams))
     raise AssertionError("unreachable")
-
-
-def _retryable(conn: Connection) -> AbstractContextManager[Any]:
-    """Where an append's inserts run, so that a refused row leaves the transaction able
-    to re-read and decide again.
-
-    On PostgreSQL a savepoint: a failed statement would abort the whole transaction, and
-    a concurrent writer's rows can make one fail. On SQLite nothing: a write transaction
-    holds the database's write lock from its ``BEGIN IMMEDIATE``, so no other writer can
-    get there first and a refused row is a conflict no second read resolves — the append
-    raises :class:`DuplicateEvent` and its caller's transaction rolls back whole, the rows
-    inserted before the refused one with it. The savepoint's statement journal cost
-    SQLite a temp file per commit, created, written (the original image of every page
-    the append changed) and unlinked: a third of a dealer commit's file writes
-    (docs/performance.md, "The writer process over 874,816 hands")."""
-    return contextlib.nullcontext() if is_sqlite(conn) else conn.begin_nested()
 
 
 # --------------------------------------------------------------------------- reads

@@ -37,7 +37,7 @@ from sqlalchemy.engine import Connection
 from croupier import canonical
 from croupier.errors import IdempotencyConflict, InvalidInput, MoneyError, NotFound
 from croupier.store import schema
-from croupier.store.db import IDS, AnyRow, Database, insert_rows, is_sqlite, per_dialect
+from croupier.store.db import IDS, AnyRow, Database, insert_rows, is_sqlite, per_dialect, retryable
 
 TxKind = Literal["settle", "void"]
 ESCROW = "escrow"
@@ -253,7 +253,7 @@ def _insert(conn: Connection, items: Sequence[_Pending], at_ms: int) -> list[int
             for p in new
         ]
         try:
-            with conn.begin_nested():
+            with retryable(conn):
                 new_ids = _insert_transactions(conn, rows)
                 insert_rows(
                     conn,
@@ -266,7 +266,7 @@ def _insert(conn: Connection, items: Sequence[_Pending], at_ms: int) -> list[int
                 )
                 _add_totals(conn, new)
         except sa.exc.IntegrityError as exc:
-            if attempt:
+            if attempt or is_sqlite(conn):  # no other writer on SQLite: db.retryable
                 raise IdempotencyConflict(f"ledger write refused: {exc.orig}") from exc
             continue
         ids.update(zip((p.key for p in new), new_ids, strict=True))

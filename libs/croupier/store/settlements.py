@@ -21,7 +21,7 @@ from sqlalchemy.engine import Connection
 from croupier import canonical
 from croupier.errors import IdempotencyConflict, InvalidInput, NotFound
 from croupier.store import schema
-from croupier.store.db import IDS, AnyRow, Database, insert_rows
+from croupier.store.db import IDS, AnyRow, Database, insert_rows, is_sqlite, retryable
 
 CHUNK = 500
 _ST = schema.settlements
@@ -162,7 +162,7 @@ def put_settlements(conn: Connection, items: Sequence[Settlement]) -> int:
             return 0
         _check_transactions(conn, new)
         try:
-            with conn.begin_nested():
+            with retryable(conn):
                 insert_rows(
                     conn,
                     _ST,
@@ -180,7 +180,7 @@ def put_settlements(conn: Connection, items: Sequence[Settlement]) -> int:
                     ],
                 )
         except sa.exc.IntegrityError as exc:
-            if attempt:
+            if attempt or is_sqlite(conn):  # no other writer on SQLite: db.retryable
                 raise IdempotencyConflict(f"settlement refused: {exc.orig}") from exc
             continue
         return len(new)
