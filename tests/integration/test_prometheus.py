@@ -149,38 +149,54 @@ def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         return bool(r.get("data", {}).get("result"))
 
     _wait_for(scraping, 60, "Prometheus to scrape (the demo not started yet)")
-    demo = subprocess.Popen(
-        [
-            exe,
-            "demo",
-            "--games",
-            GAMES,
-            "--hands",
-            str(HANDS),
-            "--tables",
-            "1",
-            "--players",
-            "3",
-            "--metrics-port",
-            str(metrics_port),
-            "--workdir",
-            str(work / "demo"),
-            "--keep-running",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-    )
+
+    def start_demo() -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [
+                exe,
+                "demo",
+                "--games",
+                GAMES,
+                "--hands",
+                str(HANDS),
+                "--tables",
+                "1",
+                "--players",
+                "3",
+                "--metrics-port",
+                str(metrics_port),
+                "--workdir",
+                str(work / "demo"),
+                "--keep-running",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+        )
+
+    demo = start_demo()
     try:
         out: list[str] = []
-        assert demo.stdout is not None
-        for line in demo.stdout:
-            out.append(line)
-            if line.startswith("serving until"):
-                break
-        else:
-            raise AssertionError("demo ended before serving:\n" + "".join(out))
+        for attempt in range(3):
+            assert demo.stdout is not None
+            for line in demo.stdout:
+                out.append(line)
+                if line.startswith("serving until"):
+                    break
+            else:
+                # a port picked free was taken before the demo bound it (another
+                # process's, or a connection of Prometheus's scrapes to a port nobody
+                # listened on yet): start it again, on fresh ports
+                if attempt < 2 and "Address already in use" in "".join(out):
+                    demo.wait(30)
+                    shutil.rmtree(work / "demo", ignore_errors=True)
+                    out = []
+                    time.sleep(2)
+                    demo = start_demo()
+                    continue
+                raise AssertionError("demo ended before serving:\n" + "".join(out))
+            break
         assert any("verdict: PASS" in line for line in out), "".join(out)
         # what an operator and an auditor are told to use: the pinned files, and the
         # embedded nats-server's per-service credentials in a file only its owner reads
