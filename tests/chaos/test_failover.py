@@ -7,7 +7,9 @@ embedded nats-server and SQLite (PostgreSQL when ``CROUPIER_TEST_DATABASE_URL`` 
   hand with its bets from the log and completes it — within the lease TTL + 2 s;
 * ``SIGSTOP`` of the owner past its TTL: the other replica takes over on the next call;
   after ``SIGCONT`` the paused replica's late write is refused, its stale token is
-  refused by the store, and it drops the table when its renewal fails;
+  refused by the store, and it drops the table when its renewal fails — and the same
+  with the owner stopped inside its renewal's transaction, holding the lease row's lock
+  (PostgreSQL ends that session after ``PAUSED_HOLDER_LIMIT_MS`` idle);
 * ``SIGTERM`` (a planned drain): the replica releases its leases, the other takes over
   without waiting for expiry, and no gateway call fails meanwhile.
 
@@ -27,10 +29,12 @@ from pathlib import Path
 
 import grpc
 import pytest
+import sqlalchemy as sa
 
 from croupier.errors import StaleFencingToken
 from croupier.pb.croupier.v1 import gateway_pb2
 from croupier.store import Store
+from croupier.store.leases import PAUSED_HOLDER_LIMIT_MS
 from croupier_services.grpc_util import error_info
 
 from .replicas import (
@@ -97,60 +101,136 @@ async def test_sigstop_past_the_ttl_then_sigcont(cluster: ReplicaCluster) -> Non
         await gw.OpenTable(gateway_pb2.OpenTableRequest(table_id="st", variant=VARIANT))
         await play_hand(gw, "st", rng)
         hand = await open_with_bets(gw, "st", rng)
-        bets = c.event_types(hand).count("bets.placed")
         owner, old_token = lease_of(c, "st")
         assert owner == "dealer-a"
         # read before the stop: a stopped process answers no scrape (NaN)
         lost_before = a.metric("croupier_dealer_leases_lost_total")
         assert lost_before == lost_before  # a number, not NaN
         os.kill(a.popen.pid, signal.SIGSTOP)
-        # a late write: a call that reaches A while it is stopped, answered after SIGCONT
-        late = asyncio.ensure_future(
-            c.stub(c.address("dealer-a")).CloseBetting(
-                gateway_pb2.CloseBettingRequest(hand_id=hand, request_id="late-close"),
-                timeout=60,
-            )
-        )
-        # a gateway whose shared address is B: B names A until the lease runs out, A
-        # does not answer (the deadline), the client comes back to B, which takes over
-        gw_b = c.gateway(home=c.address("dealer-b"), timeout_s=1.0)
-        t0 = time.monotonic()
-        r = await gw_b.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=hand))
-        takeover_s = time.monotonic() - t0
-        print(f"takeover after SIGSTOP: {takeover_s:.2f} s (lease TTL {c.ttl_ms} ms)")
-        assert r.view.phase != "open"
-        assert takeover_s <= c.ttl_ms / 1000 + 2.0 + 1.0  # + one deadline spent at A
-        assert lease_of(c, "st") == ("dealer-b", old_token + 1)
-        os.kill(a.popen.pid, signal.SIGCONT)
-        with pytest.raises(grpc.aio.AioRpcError) as e:
-            await late
-        assert e.value.code() == grpc.StatusCode.UNAVAILABLE
-        info = error_info(e.value)
-        assert info is not None
-        assert info.reason in ("table_owned_elsewhere", "stale_fencing_token")
-        if info.reason == "table_owned_elsewhere":
-            assert dict(info.metadata)["owner"] == "dealer-b"
-        # A's old token is refused where the writes land
-        store = Store.from_url(c.db.url)
-        try:
-            with pytest.raises(StaleFencingToken), store.transaction() as tx:
-                tx.fence("st", old_token)
-        finally:
-            store.close()
-        # A's renewal fails and it drops the table from memory
-        deadline = time.monotonic() + 10
-        while not a.metric("croupier_dealer_leases_lost_total") > lost_before:  # NaN: not yet
-            assert time.monotonic() < deadline, "A never noticed its lease was lost"
-            await asyncio.sleep(0.2)
-        assert "table dropped from memory" in a.log.read_text(errors="replace")
-        # the gateway goes on at B (A, asked, routes there)
-        await play_hand(c.gateway(), "st", rng)
-        await gw_b.CloseTable(gateway_pb2.CloseTableRequest(table_id="st"))
-        types = c.event_types(hand)
-        assert types.count("bets.placed") == bets and types.count("hand.closed") == 1
+        await take_over_and_go_on(c, "st", hand, old_token, lost_before, rng, slack_s=0.0)
     finally:
         await c.close_channels()
     check_books(c, 3)
+
+
+async def test_sigstop_inside_a_transaction_holding_the_lease_row(
+    cluster: ReplicaCluster,
+) -> None:
+    """The owner stopped while its renewal holds the lease row's lock: to PostgreSQL a
+    session idle in its transaction, which the server ends after
+    ``PAUSED_HOLDER_LIMIT_MS`` (without that limit B's takeover waits on the lock for as
+    long as A stays stopped). Staged exactly: the test locks the row, waits until A's
+    renewal waits on it, stops A and lets the lock go, so A's stopped session is handed
+    the row."""
+    c = cluster
+    if not c.db.url.startswith("postgresql"):
+        pytest.skip(
+            "PostgreSQL's idle-in-transaction limit; SQLite has no such remedy "
+            "(croupier.store.leases): run with CROUPIER_TEST_DATABASE_URL"
+        )
+    rng = random.Random(10)
+    gw = c.gateway()
+    a = c.procs["dealer-a"]
+    assert a.popen is not None
+    store = Store.from_url(c.db.url)
+    try:
+        await gw.OpenTable(gateway_pb2.OpenTableRequest(table_id="lk", variant=VARIANT))
+        await play_hand(gw, "lk", rng)
+        hand = await open_with_bets(gw, "lk", rng)
+        owner, old_token = lease_of(c, "lk")
+        assert owner == "dealer-a"
+        lost_before = a.metric("croupier_dealer_leases_lost_total")
+        assert lost_before == lost_before
+        lease_lock = "SELECT 1 FROM table_leases WHERE table_id = 'lk' FOR UPDATE"
+        with store.engine.connect() as blocker, store.engine.connect() as probe:
+            blocker.begin()
+            blocker.exec_driver_sql(lease_lock)
+            deadline = time.monotonic() + 10
+            waiting = (
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND wait_event_type = 'Lock' AND query LIKE '%%table_leases%%FOR UPDATE%%'"
+            )
+            while not probe.exec_driver_sql(waiting).scalar_one():  # A's next renewal
+                probe.rollback()
+                assert time.monotonic() < deadline, "A's renewal never came for the row"
+                await asyncio.sleep(0.02)
+            probe.rollback()
+            os.kill(a.popen.pid, signal.SIGSTOP)
+            blocker.commit()  # the row goes to A's session, whose process is stopped
+            await asyncio.sleep(0.1)
+            with pytest.raises(sa.exc.OperationalError, match="lock"):  # A holds it now
+                probe.exec_driver_sql("SET LOCAL lock_timeout = 50")
+                probe.exec_driver_sql(lease_lock)
+            probe.rollback()
+        await take_over_and_go_on(
+            c, "lk", hand, old_token, lost_before, rng, slack_s=PAUSED_HOLDER_LIMIT_MS / 1000
+        )
+    finally:
+        store.close()
+        await c.close_channels()
+    check_books(c, 3)
+
+
+async def take_over_and_go_on(
+    c: ReplicaCluster,
+    table: str,
+    hand: str,
+    old_token: int,
+    lost_before: float,
+    rng: random.Random,
+    slack_s: float,
+) -> None:
+    """With the owner A stopped (``SIGSTOP``) and a hand open with bets on ``table``: a
+    late call reaches A; the gateway's call at B completes once A's lease ran out (within
+    the TTL + 2 s + one deadline spent at A + ``slack_s``); after ``SIGCONT`` A's late
+    write and its old token are refused, A drops the table, and play goes on at B."""
+    a = c.procs["dealer-a"]
+    assert a.popen is not None
+    bets = c.event_types(hand).count("bets.placed")
+    # a late write: a call that reaches A while it is stopped, answered after SIGCONT
+    late = asyncio.ensure_future(
+        c.stub(c.address("dealer-a")).CloseBetting(
+            gateway_pb2.CloseBettingRequest(hand_id=hand, request_id="late-close"),
+            timeout=60,
+        )
+    )
+    # a gateway whose shared address is B: B names A until the lease runs out, A
+    # does not answer (the deadline), the client comes back to B, which takes over
+    gw_b = c.gateway(home=c.address("dealer-b"), timeout_s=1.0)
+    t0 = time.monotonic()
+    r = await gw_b.CloseBetting(gateway_pb2.CloseBettingRequest(hand_id=hand))
+    takeover_s = time.monotonic() - t0
+    print(f"takeover after SIGSTOP: {takeover_s:.2f} s (lease TTL {c.ttl_ms} ms)")
+    assert r.view.phase != "open"
+    assert takeover_s <= c.ttl_ms / 1000 + 2.0 + 1.0 + slack_s  # + a deadline spent at A
+    assert lease_of(c, table) == ("dealer-b", old_token + 1)
+    os.kill(a.popen.pid, signal.SIGCONT)
+    with pytest.raises(grpc.aio.AioRpcError) as e:
+        await late
+    assert e.value.code() == grpc.StatusCode.UNAVAILABLE
+    info = error_info(e.value)
+    assert info is not None
+    assert info.reason in ("table_owned_elsewhere", "stale_fencing_token")
+    if info.reason == "table_owned_elsewhere":
+        assert dict(info.metadata)["owner"] == "dealer-b"
+    # A's old token is refused where the writes land
+    store = Store.from_url(c.db.url)
+    try:
+        with pytest.raises(StaleFencingToken), store.transaction() as tx:
+            tx.fence(table, old_token)
+    finally:
+        store.close()
+    # A's renewal fails and it drops the table from memory
+    deadline = time.monotonic() + 10
+    while not a.metric("croupier_dealer_leases_lost_total") > lost_before:  # NaN: not yet
+        assert time.monotonic() < deadline, "A never noticed its lease was lost"
+        await asyncio.sleep(0.2)
+    assert "table dropped from memory" in a.log.read_text(errors="replace")
+    # the gateway goes on at B (A, asked, routes there)
+    await play_hand(c.gateway(), table, rng)
+    await gw_b.CloseTable(gateway_pb2.CloseTableRequest(table_id=table))
+    types = c.event_types(hand)
+    assert types.count("bets.placed") == bets and types.count("hand.closed") == 1
 
 
 async def test_sigterm_drain_hands_the_tables_over(cluster: ReplicaCluster) -> None:

@@ -4,13 +4,19 @@ and the fence that refuses a stale token."""
 
 from __future__ import annotations
 
+import contextlib
+import threading
+import time
+
 import pytest
+import sqlalchemy as sa
 
 from croupier.errors import InvalidInput, StaleFencingToken, TableOwnedElsewhere
 from croupier.events import StreamWriter, heads_of, seal
 from croupier.signing import Signer
 from croupier.store import Store, StreamInfo
-from croupier.store.leases import check_fence
+from croupier.store.db import store_outage
+from croupier.store.leases import PAUSED_HOLDER_LIMIT_MS, Lease, check_fence, renew
 
 TTL = 1_000
 
@@ -80,6 +86,79 @@ def test_the_fence_refuses_any_token_but_the_current_one(store: Store) -> None:
         check_fence(conn, "t1", b.token)
     with pytest.raises(StaleFencingToken), store.engine.begin() as conn:
         check_fence(conn, "unleased", 1)
+
+
+@pytest.mark.parametrize("paused_in", ["fenced write", "renewal"])
+def test_an_owner_paused_holding_the_lease_row_does_not_block_the_takeover(
+    store: Store, paused_in: str
+) -> None:
+    """A holder whose process stops between two statements of a transaction that locked
+    the lease row (a fenced append, a renewal) — to the server, a session idle in its
+    transaction — must not keep another replica's takeover of an expired lease waiting:
+    on PostgreSQL the server ends that session after ``PAUSED_HOLDER_LIMIT_MS``. (SQLite
+    has no such remedy: see the module docstring.)"""
+    if store.engine.dialect.name != "postgresql":
+        return
+    a = store.acquire_lease("t1", "dealer-a", "a", TTL, 0)
+    holder = store.engine.connect()
+    holder.begin()
+    if paused_in == "renewal":
+        renew(holder, "t1", "dealer-a", a.token, TTL, 500)  # lease now to 1,500
+    else:
+        check_fence(holder, "t1", a.token)
+    # the holder pauses here; another replica comes for the table after it expired
+    taken: list[object] = []
+
+    def take_over() -> None:
+        try:
+            taken.append(store.acquire_lease("t1", "dealer-b", "b", TTL, 5_000))
+        except BaseException as e:  # reported below
+            taken.append(e)
+
+    t0 = time.monotonic()
+    thread = threading.Thread(target=take_over, daemon=True)
+    thread.start()
+    thread.join(PAUSED_HOLDER_LIMIT_MS / 1000 + 10)
+    waited = time.monotonic() - t0
+    try:
+        assert not thread.is_alive(), f"the takeover still waits after {waited:.1f} s"
+        (b,) = taken
+        assert isinstance(b, Lease) and (b.owner, b.token) == ("dealer-b", a.token + 1), b
+        assert waited >= PAUSED_HOLDER_LIMIT_MS / 1000 * 0.8  # it did wait on the lock
+        # the paused holder continues: its session is gone, its write fails as an outage
+        with pytest.raises(sa.exc.DBAPIError) as e:
+            holder.execute(sa.text("SELECT 1"))
+        assert e.value.connection_invalidated
+        assert store_outage(e.value) is not None
+    finally:
+        with contextlib.suppress(Exception):
+            holder.close()
+    # the store goes on; the holder's token is stale everywhere
+    with pytest.raises(StaleFencingToken):
+        store.renew_lease("t1", "dealer-a", a.token, TTL, 5_100)
+    assert store.renew_lease("t1", "dealer-b", b.token, TTL, 5_100).token == b.token
+
+
+def test_a_live_holders_transaction_is_not_limited_before_it_locks_a_lease(
+    store: Store,
+) -> None:
+    """The idle limit is the lease-locking transaction's alone, set where the lock is
+    taken: a session's other transactions keep the server's setting."""
+    if store.engine.dialect.name != "postgresql":
+        return
+    a = store.acquire_lease("t1", "dealer-a", "a", TTL, 0)
+    show = "SHOW idle_in_transaction_session_timeout"
+    with store.engine.connect() as c:
+        default = c.exec_driver_sql(show).scalar_one()
+        c.commit()
+        with c.begin():
+            before = c.exec_driver_sql(show).scalar_one()
+            check_fence(c, "t1", a.token)
+            inside = c.exec_driver_sql(show).scalar_one()
+        after = c.exec_driver_sql(show).scalar_one()
+    assert before == default
+    assert inside == f"{PAUSED_HOLDER_LIMIT_MS}ms" or inside == "1s"
+    assert after == default != inside
 
 
 def test_bad_input_is_refused_and_nothing_is_written(store: Store) -> None:

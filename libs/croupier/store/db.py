@@ -61,8 +61,11 @@ _SCHEMA_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 
 def store_outage(err: BaseException) -> StoreUnavailable | None:
     """The one mapping of connection-level database failures (SQLAlchemy
-    ``OperationalError``, ``InterfaceError``, ``DisconnectionError``, found on the error
-    or its causes) to :class:`~croupier.errors.StoreUnavailable`; ``None`` otherwise."""
+    ``OperationalError``, ``InterfaceError``, ``DisconnectionError``, or any driver error
+    that cost the connection — the server ended the session: PostgreSQL's
+    ``idle_in_transaction_session_timeout`` arrives as an ``InternalError`` — found on the
+    error or its causes) to :class:`~croupier.errors.StoreUnavailable`; ``None``
+    otherwise."""
     seen: set[int] = set()
     e: BaseException | None = err
     while e is not None and id(e) not in seen:
@@ -71,7 +74,7 @@ def store_outage(err: BaseException) -> StoreUnavailable | None:
             return e
         if isinstance(
             e, (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.DisconnectionError)
-        ):
+        ) or (isinstance(e, sa_exc.DBAPIError) and e.connection_invalidated):
             out = StoreUnavailable(f"database unreachable ({type(e).__name__})")
             out.__cause__ = e
             return out

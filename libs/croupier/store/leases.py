@@ -27,7 +27,13 @@ Semantics (every time is supplied by the caller in ms; the library reads no cloc
 
 Rows are never deleted. Concurrent acquirers are serialised by the row lock
 (``SELECT … FOR UPDATE`` on PostgreSQL after an ``INSERT … ON CONFLICT DO NOTHING``;
-SQLite's write transaction holds the database write lock).
+SQLite's write transaction holds the database write lock). On PostgreSQL a transaction
+holding that lock is ended by the server when it sits idle past
+:data:`PAUSED_HOLDER_LIMIT_MS`: a holder paused mid-transaction does not keep every other
+replica's takeover waiting (the paused process finds its connection closed when it
+continues, and its write fails as a store outage would). SQLite has no such remedy: a
+process paused inside its write transaction holds the whole database until it continues
+(the embedded default serves one host).
 """
 
 from __future__ import annotations
@@ -72,11 +78,28 @@ def _check(table_id: str, owner: str, ttl_ms: int) -> None:
         raise InvalidInput("a lease's ttl must be positive")
 
 
+PAUSED_HOLDER_LIMIT_MS = 1000
+"""On PostgreSQL, how long a transaction holding a lease row's lock may sit idle (its
+process paused between two statements: ``SIGSTOP``, a stopped VM, a long GC) before the
+server ends its session and so frees the lock. Without it a paused owner caught inside
+a renewal or a fenced append keeps the row locked for as long as it is paused, and every
+replica's takeover waits on that lock behind an already expired lease — the failover
+the lease exists for never happens. A live holder's transactions run their statements
+back to back (milliseconds between them); a lease's TTL must be well above this."""
+
+
 def _locked(conn: Connection, table_id: str) -> Lease | None:
-    q = sa.select(_L).where(_L.c.table_id == table_id)
-    if not is_sqlite(conn):
-        q = q.with_for_update()
-    r = conn.execute(q).first()
+    """The lease row of ``table_id``, locked until the transaction ends (on PostgreSQL
+    ``FOR UPDATE``, the transaction then limited to :data:`PAUSED_HOLDER_LIMIT_MS` idle,
+    set in the same statement; on SQLite the write transaction holds the database)."""
+    if is_sqlite(conn):
+        r = conn.execute(sa.select(_L).where(_L.c.table_id == table_id)).first()
+    else:
+        limit = sa.func.set_config(
+            "idle_in_transaction_session_timeout", str(PAUSED_HOLDER_LIMIT_MS), True
+        )
+        q = sa.select(_L, limit).where(_L.c.table_id == table_id).with_for_update()
+        r = conn.execute(q).first()
     return None if r is None else _lease(r)
 
 
