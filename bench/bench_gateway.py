@@ -4,7 +4,7 @@ coup's bets and ``close_betting``) played at N tables at once over real gRPC.
 
     .venv/bin/python bench/bench_gateway.py [--tables 1,16,64] [--seconds 10]
         [--database-url URL] [--insecure] [--one-call] [--rate HANDS_PER_S]
-        [--rss-every SECONDS]
+        [--rss-every SECONDS] [--heap-diff SECONDS]
 
 For each N, a dealer process is started (this script with ``--serve``): the dealer's
 :class:`GatewayServicer` behind the authentication interceptor as production serves it
@@ -27,7 +27,11 @@ consumer of the hand and for the audit).
 The dealer's collector passes are timed by generation (each one stops its event loop).
 ``--rss-every S`` prints, every S seconds of the run, the hands played so far and the
 resident memory of the dealer process and of each of its children (its writer process,
-``multiprocessing``'s resource tracker): a long run's memory.
+``multiprocessing``'s resource tracker): a long run's memory. ``--heap-diff S`` traces the
+dealer's Python allocations and prints what its heap gained from S seconds into the run
+to its end, by allocating traceback, and the first and last lines of its ``bench/memwatch.py`` log
+(RSS, the C heap, malloc's arenas, SQLite's heap) — the dealer runs slower under the
+tracing: its CPU figures are then not comparable.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +59,7 @@ import sqlalchemy as sa
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cpu import _cmdline, cpu_seconds_tree, descendants, rss_kib
+from memwatch import watch_in_thread
 from scratch import own_schema
 
 from croupier.auth import AuthDir, Role, SeatTokens, init_dev
@@ -114,8 +120,30 @@ def collector_pauses() -> dict[str, list[float]]:
     return pauses
 
 
+HEAP_DIFF_ENV = "BENCH_GATEWAY_HEAP_DIFF"
+"""Set by ``--heap-diff S`` for the dealer process (see :func:`heap_diff`)."""
+
+
+def heap_diff(first: tracemalloc.Snapshot, top: int = 25) -> str:
+    """What the Python heap gained since ``first``, by allocating traceback (the
+    largest first): where a slow rise of a long run's memory comes from."""
+    last = tracemalloc.take_snapshot()
+    skip = [tracemalloc.Filter(False, tracemalloc.__file__)]
+    stats = last.filter_traces(skip).compare_to(first.filter_traces(skip), "traceback")
+    cur, _ = tracemalloc.get_traced_memory()
+    out = [f"traced now {cur / 2**20:.1f} MiB; growth by traceback (largest first):"]
+    for st in stats[:top]:
+        out.append(f"{st.size_diff / 1024:+,.1f} KiB in {st.count_diff:+,} blocks")
+        out.extend(f"    {line}" for line in st.traceback.format(most_recent_first=True))
+    return "\n".join(out)
+
+
 async def serve(work: Path, url: str, insecure: bool) -> None:
     """The dealer process: serve until SIGTERM, then write its commit counters."""
+    diff_after = float(os.environ.get(HEAP_DIFF_ENV, "0") or 0)
+    if diff_after:
+        tracemalloc.start(8)
+        watch_in_thread(str(work / "mem.log"), trace=True)  # and the C heap, every 5 s
     store = Store.open(url, upgrade=True)
     auth = AuthDir(work / "auth")
     core = build_core(store, work / "keys", auth)
@@ -138,9 +166,16 @@ async def serve(work: Path, url: str, insecure: bool) -> None:
     freeze_startup()  # as `croupier serve` ends its start
     pauses = collector_pauses()
     trimmer = asyncio.create_task(Trimmer().run(stop))
+    first: list[tracemalloc.Snapshot] = []
+    if diff_after:
+        asyncio.get_running_loop().call_later(
+            diff_after, lambda: first.append(tracemalloc.take_snapshot())
+        )
     (work / "port.tmp").write_text(str(port))
     (work / "port.tmp").rename(work / "port")
     await stop.wait()
+    if first:
+        (work / "heap.txt").write_text(heap_diff(first[0]))
     await trimmer
     await server.stop(0)
     if core.committer.writer is not None:
@@ -172,6 +207,7 @@ class Run:
     rate: float = 0.0  # offered hands/s (0: every table plays back to back)
     stats: dict[str, Any] = field(default_factory=dict)
     seals_per_hand: float = 0.0  # seals stored per hand stored (each one signature check)
+    heap: str = ""  # --heap-diff: what the dealer's Python heap gained
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -325,6 +361,7 @@ def one(
     one_call: bool,
     rate: float,
     rss_every: float = 0.0,
+    heap_diff_s: float = 0.0,
 ) -> Run:
     with (
         tempfile.TemporaryDirectory(prefix="bench-gw-") as d,
@@ -334,7 +371,8 @@ def one(
         init_dev(work / "auth")
         init_keys(work / "keys")
         cmd = [sys.executable, __file__, "--serve", str(work), "--database-url", db]
-        proc = subprocess.Popen([*cmd, *(["--insecure"] if insecure else [])])
+        env = {**os.environ, HEAP_DIFF_ENV: str(heap_diff_s)} if heap_diff_s else None
+        proc = subprocess.Popen([*cmd, *(["--insecure"] if insecure else [])], env=env)
         try:
             while not (work / "port").exists():
                 if proc.poll() is not None:
@@ -350,6 +388,10 @@ def one(
         if (work / "stats.json").exists():
             run.stats = json.loads((work / "stats.json").read_text())
         run.seals_per_hand = seals_per_hand(db)
+        if (work / "heap.txt").exists():
+            mem = (work / "mem.log").read_text().splitlines()
+            run.heap = (work / "heap.txt").read_text()
+            run.heap += "\nmemwatch, first and last: " + " | ".join(mem[:1] + mem[-1:])
         return run
 
 
@@ -400,6 +442,8 @@ def report(runs: list[Run]) -> None:
                 for g, ms in run.stats["gc"].items()
             )
             print(f"{run.tables} tables, the dealer's collector over its run: {passes}")
+        if run.heap:
+            print(f"{run.tables} tables, the dealer's Python heap: {run.heap}")
 
 
 def main() -> None:
@@ -427,6 +471,15 @@ def main() -> None:
         metavar="S",
         help="print the dealer's and its children's RSS every S seconds (a long run's memory)",
     )
+    ap.add_argument(
+        "--heap-diff",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="trace the dealer's Python allocations (tracemalloc, 8 frames: it runs "
+        "slower) and print what its heap gained from S seconds into the run to its end, "
+        "by allocating traceback",
+    )
     ap.add_argument("--serve", metavar="DIR", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.serve:
@@ -442,7 +495,9 @@ def main() -> None:
         return
     runs = []
     for n in (int(x) for x in a.tables.split(",")):
-        run = one(n, a.seconds, a.database_url, a.insecure, a.one_call, a.rate, a.rss_every)
+        run = one(
+            n, a.seconds, a.database_url, a.insecure, a.one_call, a.rate, a.rss_every, a.heap_diff
+        )
         print(
             f"{n} tables: {run.hands} hands in {run.seconds:.1f} s, load average "
             f"{os.getloadavg()[0]:.1f}",
