@@ -4,7 +4,7 @@ coup's bets and ``close_betting``) played at N tables at once over real gRPC.
 
     .venv/bin/python bench/bench_gateway.py [--tables 1,16,64] [--seconds 10]
         [--database-url URL] [--insecure] [--one-call] [--rate HANDS_PER_S]
-        [--rss-every SECONDS] [--heap-diff SECONDS]
+        [--rss-every SECONDS] [--heap-diff SECONDS] [--memlog FILE]
 
 For each N, a dealer process is started (this script with ``--serve``): the dealer's
 :class:`GatewayServicer` behind the authentication interceptor as production serves it
@@ -29,9 +29,10 @@ The dealer's collector passes are timed by generation (each one stops its event 
 resident memory of the dealer process and of each of its children (its writer process,
 ``multiprocessing``'s resource tracker): a long run's memory. ``--heap-diff S`` traces the
 dealer's Python allocations and prints what its heap gained from S seconds into the run
-to its end, by allocating traceback, and the first and last lines of its ``bench/memwatch.py`` log
-(RSS, the C heap, malloc's arenas, SQLite's heap) — the dealer runs slower under the
-tracing: its CPU figures are then not comparable.
+to its end, by allocating traceback (the dealer runs slower under the tracing: its CPU figures are
+then not comparable); ``--memlog FILE`` keeps the dealer's ``bench/memwatch.py`` log
+(RSS, the C heap in use, malloc's arenas and their free bytes, SQLite's heap), which
+costs it nothing measurable.
 """
 
 from __future__ import annotations
@@ -122,6 +123,8 @@ def collector_pauses() -> dict[str, list[float]]:
 
 HEAP_DIFF_ENV = "BENCH_GATEWAY_HEAP_DIFF"
 """Set by ``--heap-diff S`` for the dealer process (see :func:`heap_diff`)."""
+MEMLOG_ENV = "BENCH_GATEWAY_MEMLOG"
+"""Set by ``--memlog FILE``: the dealer logs its memory there (``bench/memwatch.py``)."""
 
 
 def heap_diff(first: tracemalloc.Snapshot, top: int = 25) -> str:
@@ -143,7 +146,9 @@ async def serve(work: Path, url: str, insecure: bool) -> None:
     diff_after = float(os.environ.get(HEAP_DIFF_ENV, "0") or 0)
     if diff_after:
         tracemalloc.start(8)
-        watch_in_thread(str(work / "mem.log"), trace=True)  # and the C heap, every 5 s
+    memlog = os.environ.get(MEMLOG_ENV)
+    if memlog:
+        watch_in_thread(memlog, trace=bool(diff_after))
     store = Store.open(url, upgrade=True)
     auth = AuthDir(work / "auth")
     core = build_core(store, work / "keys", auth)
@@ -362,6 +367,7 @@ def one(
     rate: float,
     rss_every: float = 0.0,
     heap_diff_s: float = 0.0,
+    memlog: str | None = None,
 ) -> Run:
     with (
         tempfile.TemporaryDirectory(prefix="bench-gw-") as d,
@@ -371,7 +377,7 @@ def one(
         init_dev(work / "auth")
         init_keys(work / "keys")
         cmd = [sys.executable, __file__, "--serve", str(work), "--database-url", db]
-        env = {**os.environ, HEAP_DIFF_ENV: str(heap_diff_s)} if heap_diff_s else None
+        env = {**os.environ, HEAP_DIFF_ENV: str(heap_diff_s), MEMLOG_ENV: memlog or ""}
         proc = subprocess.Popen([*cmd, *(["--insecure"] if insecure else [])], env=env)
         try:
             while not (work / "port").exists():
@@ -389,9 +395,7 @@ def one(
             run.stats = json.loads((work / "stats.json").read_text())
         run.seals_per_hand = seals_per_hand(db)
         if (work / "heap.txt").exists():
-            mem = (work / "mem.log").read_text().splitlines()
             run.heap = (work / "heap.txt").read_text()
-            run.heap += "\nmemwatch, first and last: " + " | ".join(mem[:1] + mem[-1:])
         return run
 
 
@@ -480,6 +484,14 @@ def main() -> None:
         "slower) and print what its heap gained from S seconds into the run to its end, "
         "by allocating traceback",
     )
+    ap.add_argument(
+        "--memlog",
+        metavar="FILE",
+        help="the dealer logs its memory to FILE every 5 s (bench/memwatch.py: RSS, the C "
+        "heap in use, malloc's arenas and their free bytes, pymalloc blocks, SQLite's heap; "
+        "with --heap-diff, the traced Python heap too); FILE.N for each but the last "
+        "--tables count",
+    )
     ap.add_argument("--serve", metavar="DIR", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.serve:
@@ -494,9 +506,19 @@ def main() -> None:
             run_service(serve(Path(a.serve), a.database_url, a.insecure))
         return
     runs = []
-    for n in (int(x) for x in a.tables.split(",")):
+    ns = [int(x) for x in a.tables.split(",")]
+    for n in ns:
+        memlog = a.memlog and (a.memlog if n == ns[-1] else f"{a.memlog}.{n}")
         run = one(
-            n, a.seconds, a.database_url, a.insecure, a.one_call, a.rate, a.rss_every, a.heap_diff
+            n,
+            a.seconds,
+            a.database_url,
+            a.insecure,
+            a.one_call,
+            a.rate,
+            a.rss_every,
+            a.heap_diff,
+            memlog,
         )
         print(
             f"{n} tables: {run.hands} hands in {run.seconds:.1f} s, load average "
