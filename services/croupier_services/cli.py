@@ -151,6 +151,7 @@ def cmd_serve(a: argparse.Namespace) -> int:
         dealer_address=s.dealer_address,
         lease_ttl_ms=s.lease_ttl_ms,
         dealer_writer=s.dealer_writer,
+        commit_linger_ms=s.commit_linger_ms,
         process_upkeep=True,
     )
 

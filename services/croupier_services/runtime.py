@@ -167,6 +167,9 @@ class Node:
     # the dealer's group commits: "process" (a writer process, when the store can be
     # opened there: croupier.store.writer) or "thread"; tests in process keep "thread"
     dealer_writer: str = "thread"
+    # the group commit's wait for more calls (CROUPIER_DEALER_COMMIT_LINGER_MS); tests in
+    # process keep 0
+    commit_linger_ms: float = 0.0
     auth: AuthSettings | None = None  # None: from the environment (CROUPIER_AUTH_DIR, ...)
     store: EventStore | None = None
     bus: Bus | None = None
@@ -240,6 +243,7 @@ class Node:
                 self.core.ownership = Ownership(
                     self.store, self.dealer_id, self.dealer_address, self.lease_ttl_ms, now_ms
                 )
+            self.core.committer.linger_s = self.commit_linger_ms / 1000
             if self.dealer_writer == "process" and reopenable(self.store):
                 writer = await asyncio.to_thread(self.core.write_in_process)
                 log.info("the dealer's commits run in writer process %s", writer.pid)

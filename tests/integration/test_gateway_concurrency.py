@@ -210,6 +210,42 @@ async def test_coups_at_many_tables_at_once_are_complete_and_grouped(
         assert groups < writes  # some transactions held several tables' calls
 
 
+async def test_a_small_group_waits_for_the_calls_of_other_busy_tables(
+    idle_cluster: Cluster,
+) -> None:
+    """With a linger, a write queued while a call at another table is under way waits
+    for it: the two are stored in one transaction. A call at a table playing alone
+    never waits (nobody could join its group)."""
+    c = idle_cluster
+    committer = c.core.committer
+    alone, a, b, last = [await c.open_table("lg") for _ in range(4)]
+    committer.linger_s = 0.5  # long: the test's own steps run inside it
+    try:
+        # alone: no other table has a call under way, so no wait
+        lingered, groups0 = committer.lingered, committer.groups
+        await open_hand(c, alone)
+        assert committer.lingered == lingered and committer.groups == groups0 + 1
+        # a call under way at b (its table lock held) while a's write is queued
+        writes0, groups0 = committer.writes, committer.groups
+        async with c.core.table_lock(b):
+            first = asyncio.ensure_future(open_hand(c, a))
+            await wait_until(lambda: committer.lingered == lingered + 1)
+            assert committer.queued == 1 and committer.groups == groups0  # waiting
+        second = asyncio.ensure_future(open_hand(c, b))  # b's call joins within the wait
+        hands = await asyncio.gather(first, second)
+        assert committer.writes - writes0 == 2
+        assert committer.groups - groups0 == 1  # one transaction for both
+        for hid in hands:
+            assert [e.type for e in c.store.read_stream(hid)] == [g.HAND_OPENED]
+        # no linger: never waits
+        committer.linger_s = 0.0
+        async with c.core.table_lock(b):
+            await open_hand(c, last)
+        assert committer.lingered == lingered + 1
+    finally:
+        committer.linger_s = 0.0
+
+
 async def test_a_busy_table_does_not_hold_up_the_others(idle_cluster: Cluster) -> None:
     """While one table's lock is held (a call there is slow), whole coups are dealt at
     other tables; the held table's call waits for it and then goes through."""

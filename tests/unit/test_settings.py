@@ -97,3 +97,17 @@ def test_dealer_replica_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CROUPIER_LEASE_TTL_MS", "3000")
     s = Settings.from_env("dealer")
     assert (s.dealer_id, s.dealer_address, s.lease_ttl_ms) == ("dealer-b", "10.0.0.2:50051", 3000)
+
+
+def test_the_commit_linger_is_a_non_negative_number_of_ms(monkeypatch: pytest.MonkeyPatch) -> None:
+    from croupier_services.config import SettingError
+
+    monkeypatch.delenv("CROUPIER_DEALER_COMMIT_LINGER_MS", raising=False)
+    assert Settings.from_env("dealer").commit_linger_ms == 1.0
+    for good, value in (("0", 0.0), ("2.5", 2.5)):
+        monkeypatch.setenv("CROUPIER_DEALER_COMMIT_LINGER_MS", good)
+        assert Settings.from_env("dealer").commit_linger_ms == value
+    for bad in ("-1", "nan", "soon"):
+        monkeypatch.setenv("CROUPIER_DEALER_COMMIT_LINGER_MS", bad)
+        with pytest.raises(SettingError, match="CROUPIER_DEALER_COMMIT_LINGER_MS"):
+            Settings.from_env("dealer")
