@@ -35,6 +35,7 @@ from croupier.errors import StaleFencingToken
 from croupier.pb.croupier.v1 import gateway_pb2
 from croupier.store import Store
 from croupier.store.leases import PAUSED_HOLDER_LIMIT_MS
+from croupier_services.gateway_client import GatewayClient
 from croupier_services.grpc_util import error_info
 
 from .replicas import (
@@ -98,14 +99,7 @@ async def test_sigstop_past_the_ttl_then_sigcont(cluster: ReplicaCluster) -> Non
     a = c.procs["dealer-a"]
     assert a.popen is not None
     try:
-        await gw.OpenTable(gateway_pb2.OpenTableRequest(table_id="st", variant=VARIANT))
-        await play_hand(gw, "st", rng)
-        hand = await open_with_bets(gw, "st", rng)
-        owner, old_token = lease_of(c, "st")
-        assert owner == "dealer-a"
-        # read before the stop: a stopped process answers no scrape (NaN)
-        lost_before = a.metric("croupier_dealer_leases_lost_total")
-        assert lost_before == lost_before  # a number, not NaN
+        hand, old_token, lost_before = await a_hand_with_bets_at_a(c, gw, "st", rng)
         os.kill(a.popen.pid, signal.SIGSTOP)
         await take_over_and_go_on(c, "st", hand, old_token, lost_before, rng, slack_s=0.0)
     finally:
@@ -134,13 +128,7 @@ async def test_sigstop_inside_a_transaction_holding_the_lease_row(
     assert a.popen is not None
     store = Store.from_url(c.db.url)
     try:
-        await gw.OpenTable(gateway_pb2.OpenTableRequest(table_id="lk", variant=VARIANT))
-        await play_hand(gw, "lk", rng)
-        hand = await open_with_bets(gw, "lk", rng)
-        owner, old_token = lease_of(c, "lk")
-        assert owner == "dealer-a"
-        lost_before = a.metric("croupier_dealer_leases_lost_total")
-        assert lost_before == lost_before
+        hand, old_token, lost_before = await a_hand_with_bets_at_a(c, gw, "lk", rng)
         lease_lock = "SELECT 1 FROM table_leases WHERE table_id = 'lk' FOR UPDATE"
         with store.engine.connect() as blocker, store.engine.connect() as probe:
             blocker.begin()
@@ -169,6 +157,22 @@ async def test_sigstop_inside_a_transaction_holding_the_lease_row(
         store.close()
         await c.close_channels()
     check_books(c, 3)
+
+
+async def a_hand_with_bets_at_a(
+    c: ReplicaCluster, gw: GatewayClient, table: str, rng: random.Random
+) -> tuple[str, int, float]:
+    """Open ``table`` (owned by replica A), play a hand and open another with bets;
+    returns that hand, A's fencing token and A's count of lost leases, read before A is
+    stopped (a stopped process answers no scrape)."""
+    await gw.OpenTable(gateway_pb2.OpenTableRequest(table_id=table, variant=VARIANT))
+    await play_hand(gw, table, rng)
+    hand = await open_with_bets(gw, table, rng)
+    owner, token = lease_of(c, table)
+    assert owner == "dealer-a"
+    lost = c.procs["dealer-a"].metric("croupier_dealer_leases_lost_total")
+    assert lost == lost  # a number, not NaN
+    return hand, token, lost
 
 
 async def take_over_and_go_on(
