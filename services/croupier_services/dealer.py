@@ -271,9 +271,9 @@ class GroupCommitter:
     fails the whole group at once (trying each write would only meet the same outage).
     A small group waits ``linger_s`` before it is stored while calls at other tables
     are under way (``CROUPIER_DEALER_COMMIT_LINGER_MS``, 1 ms by default in the
-    service): at 64 tables and 500 hands/s, 1 ms gave 1.3 → 1.8 calls a commit, 1.52 →
-    1.12 seals a hand and −12 % of the dealer's CPU a hand for +0.5 ms of a coup's p50
-    (docs/performance.md, "The group commit's linger").
+    service): at 64 tables and 500 hands/s, 1 ms gave 1.2–1.3 → 1.6–1.7 calls a commit,
+    1.51–1.62 → 1.17–1.26 seals a hand and −8 to −9 % of the dealer's CPU a hand for
+    +0.5 ms of a coup's p50 (docs/performance.md, "The group commit's linger").
     Each caller's future gets its own outcome; nothing of a failed write is stored (its
     transaction rolled back). Writes of one table are never in one group: a call holds
     its table's lock until its write is settled.

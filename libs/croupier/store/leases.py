@@ -92,15 +92,23 @@ def _locked(conn: Connection, table_id: str) -> Lease | None:
     """The lease row of ``table_id``, locked until the transaction ends (on PostgreSQL
     ``FOR UPDATE``, the transaction then limited to :data:`PAUSED_HOLDER_LIMIT_MS` idle,
     set in the same statement; on SQLite the write transaction holds the database)."""
-    if is_sqlite(conn):
-        r = conn.execute(sa.select(_L).where(_L.c.table_id == table_id)).first()
-    else:
-        limit = sa.func.set_config(
-            "idle_in_transaction_session_timeout", str(PAUSED_HOLDER_LIMIT_MS), True
-        )
-        q = sa.select(_L, limit).where(_L.c.table_id == table_id).with_for_update()
-        r = conn.execute(q).first()
+    q = _ROW if is_sqlite(conn) else _ROW_LOCKED
+    r = conn.execute(q, {"table_id": table_id}).first()
     return None if r is None else _lease(r)
+
+
+# built once (the fence runs in every fenced append)
+_ROW = sa.select(_L).where(_L.c.table_id == sa.bindparam("table_id"))
+_ROW_LOCKED = (
+    sa.select(
+        _L,
+        sa.func.set_config(
+            "idle_in_transaction_session_timeout", str(PAUSED_HOLDER_LIMIT_MS), True
+        ),
+    )
+    .where(_L.c.table_id == sa.bindparam("table_id"))
+    .with_for_update()
+)
 
 
 def acquire(
