@@ -97,7 +97,7 @@ def _locked(conn: Connection, table_id: str) -> Lease | None:
     return None if r is None else _lease(r)
 
 
-# built once (the fence runs in every fenced append)
+# built once (the fence runs in every fenced append); ``_ROW`` also reads a lease unlocked
 _ROW = sa.select(_L).where(_L.c.table_id == sa.bindparam("table_id"))
 _ROW_LOCKED = (
     sa.select(
@@ -185,7 +185,7 @@ def release(conn: Connection, table_id: str, owner: str, token: int, now_ms: int
 
 def current(conn: Connection, table_id: str, now_ms: int) -> Lease | None:
     """The live lease on ``table_id``, or ``None`` if nobody holds one."""
-    r = conn.execute(sa.select(_L).where(_L.c.table_id == table_id)).first()
+    r = conn.execute(_ROW, {"table_id": table_id}).first()
     if r is None:
         return None
     lease = _lease(r)
