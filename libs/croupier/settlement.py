@@ -48,13 +48,21 @@ def recorded_version(record_bytes: bytes | None) -> int:
 class HandSettlement:
     hand_id: str
     variant: str
-    record: dict[str, Any]  # the settlement kernel's record (steps, deltas, rake)
-    record_bytes: bytes  # canonical JSON of ``record``
+    record_bytes: bytes  # canonical JSON of the kernel's record (steps, deltas, rake)
     record_hash: str
     postings: tuple[tuple[str, int], ...]
     rake: int
     staked: int
     returned: int
+    result: SettlementResult  # what the kernel settled
+    record_version: int  # the version ``record_bytes`` is written at
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The settlement kernel's record as a value, its keys in the kernel's order (a
+        history reads them in that order), built when asked for (each call a new value):
+        the hot path stores and hashes :attr:`record_bytes` and never needs it."""
+        return self.result.to_json_dict(self.record_version)
 
     def settled_payload(self) -> dict[str, Any]:
         return {
@@ -68,10 +76,10 @@ class HandSettlement:
         """For a hand played player against player (the house no participant: no house
         stake, so no RTP), the money that changed hands: what the losing players paid,
         in minor units; ``None`` for a hand against the house."""
-        deltas: dict[str, int] = self.record.get("deltas", {})
+        deltas = self.result.deltas
         if HOUSE in deltas:
             return None
-        return sum(-int(d) for d in deltas.values() if int(d) < 0)
+        return sum(-d for d in deltas.values() if d < 0)
 
     @property
     def idempotency_key(self) -> str:
@@ -112,13 +120,11 @@ def settlement_of(
 ) -> HandSettlement:
     """The settlement of hand ``hand_id`` of ``variant`` that the kernel settled as
     ``result`` (:func:`settle_state`)."""
-    record = result.to_json_dict(record_version)
-    body = canonical.dumps(record, check=False)  # built by the kernel: ints and strings
+    body = result.record_body(record_version)
     rake = int(result.total_rake)
     return HandSettlement(
         hand_id=hand_id,
         variant=variant,
-        record=record,
         record_bytes=body,
         record_hash=hashlib.sha256(body).hexdigest(),
         postings=postings_for(result.deltas, rake, variant),
@@ -127,6 +133,8 @@ def settlement_of(
         # a loss beyond the stake (百人 multipliers) is no negative payout: count what
         # is paid back
         returned=sum([v for v in result.returned.values() if v > 0]),
+        result=result,
+        record_version=record_version,
     )
 
 

@@ -48,7 +48,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from croupier import fair
+from croupier import accel, fair
 from croupier.audit import Verdict, audit_hand, effective_commitment
 from croupier.cards import DeckSpec, parse_card
 from croupier.errors import (
@@ -778,7 +778,11 @@ def cmd_hand(a: argparse.Namespace) -> int:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="croupier", description=__doc__.split("\n\n")[0])
-    p.add_argument("--version", action="version", version=f"croupier {_version()}")
+    p.add_argument(
+        "--version",
+        action="version",
+        version=f"croupier {_version()}; native accelerator {accel.status}",
+    )
     sub = p.add_subparsers(dest="cmd", required=True)
 
     d = sub.add_parser("demo", help="run the embedded cluster with simulated players")

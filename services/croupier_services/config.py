@@ -8,10 +8,11 @@ variable and the form expected (``CROUPIER_GRPC_PORT: expected an integer, got '
 equal). To add a setting: one ``_define(...)`` call below, then regenerate the README
 table. TLS files default to the auth folder's when they exist there.
 
-Three settings are read by the pure library itself, which cannot import this module:
-``CROUPIER_SEEDS_DIR`` (:mod:`croupier.games.registry`), ``CROUPIER_DATABASE_URL`` when
-Alembic runs on its own (:mod:`croupier.store.migrations.env`) and
-``CROUPIER_TEST_DATABASE_URL`` (:mod:`croupier.store.check`); they are defined here too.
+Four settings are read by the pure library itself, which cannot import this module:
+``CROUPIER_SEEDS_DIR`` (:mod:`croupier.games.registry`), ``CROUPIER_NATIVE``
+(:mod:`croupier.accel`), ``CROUPIER_DATABASE_URL`` when Alembic runs on its own
+(:mod:`croupier.store.migrations.env`) and ``CROUPIER_TEST_DATABASE_URL``
+(:mod:`croupier.store.check`); they are defined here too.
 """
 
 from __future__ import annotations
@@ -216,6 +217,13 @@ SEEDS_DIR = _s(
     "",
     "variant configs (`variants/<id>.json`); read by the library",
     shown_default="`seeds/` of the source tree",
+)
+NATIVE = _s(
+    "CROUPIER_NATIVE",
+    "",
+    "the native accelerator (`croupier.accel`): used when built; `0` turns it off, "
+    "`require` makes its absence an error; read by the library",
+    shown_default="on when built",
 )
 # listening
 GRPC_PORT = _i(

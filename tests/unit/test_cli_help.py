@@ -46,6 +46,7 @@ CONFIG = ROOT / "services" / "croupier_services" / "config.py"
 # the pure library cannot import the services' config; these reads are defined there too
 LIBRARY_READS = {
     ("libs/croupier/games/registry.py", "CROUPIER_SEEDS_DIR"),
+    ("libs/croupier/accel.py", "CROUPIER_NATIVE"),
     ("libs/croupier/store/migrations/env.py", "CROUPIER_DATABASE_URL"),
     ("libs/croupier/store/check.py", "CROUPIER_TEST_DATABASE_URL"),
 }

@@ -16,6 +16,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import TypeAlias, cast
 
+from croupier import canonical
 from croupier.errors import InvalidInput, MoneyError
 from croupier.money.units import fraction_text
 
@@ -519,6 +520,11 @@ class SettlementResult:
     def delta(self, participant: str) -> int:
         """The final delta of ``participant`` (0 if absent)."""
         return self.deltas.get(participant, 0)
+
+    def record_body(self, version: int = RECORD_VERSION) -> bytes:
+        """The record at ``version`` as canonical JSON: the bytes stored and hashed
+        (:func:`croupier.settlement.settlement_of`)."""
+        return canonical.dumps(self.to_json_dict(version), check=False)  # ints and strings
 
     def to_json_dict(self, version: int = RECORD_VERSION) -> JsonDict:
         """The record as ``int``/``str``/``list``/``dict`` only; exact fractions are

@@ -49,8 +49,10 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Final, TypeAlias, cast
 
+from croupier.accel import native as _native
 from croupier.errors import InvalidInput
 from croupier.money.caps import Capped, CapRule, apply_cap
 from croupier.money.claims import Claim, nets_of, ordered
@@ -71,13 +73,16 @@ from croupier.money.liability import (
 )
 from croupier.money.rake import NO_RAKE, RakeBasis, RakePolicy, rake_step
 from croupier.money.record import (
+    RECORD_VERSION,
     ClaimLine,
     LiabilityStep,
     PaidLine,
     PaymentLine,
     RoundingStep,
     SettlementResult,
+    SpotLine,
     Step,
+    StepKind,
     TheoreticalStep,
     claim_line,
     paid_line,
@@ -683,7 +688,7 @@ def settle_spots_against_house(
             if spot not in results:
                 raise InvalidInput(f"no result for spot {spot!r}")
             result = exact(results[spot], "wager result")
-            if result < -1:
+            if result.numerator < -result.denominator:  # < -1 (denominator > 0)
                 raise InvalidInput(f"a wager cannot lose more than its stake, result {result}")
             checked[spot] = result
         if player == house:
@@ -703,9 +708,130 @@ def _check_house(house: object) -> None:
 
 
 def _settle_rows(
+    rows: list[_Row], house: str, policy: RakePolicy, hand_id: str
+) -> SettlementResult:
+    """The settlement of checked wagers (the docstring of :func:`settle_against_house`):
+    the native path's where it is built and takes them (:mod:`croupier.accel`), else the
+    pure path's, :func:`_settle_exact_rows` - the same result, the same record bytes."""
+    if _native is not None and not policy.by_unit:
+        texts = _native_texts(policy)
+        if texts is not None:
+            out = _native.house_rows(
+                rows, house, hand_id, *texts[0], policy.cap, texts[1], texts[2], RECORD_VERSION
+            )
+            if out is not None:
+                return NativeHouseResult.of(out, rows, house, policy, hand_id)
+    return _settle_exact_rows(rows, house, policy, hand_id)
+
+
+_NativeTexts: TypeAlias = tuple[tuple[int, int], tuple[str, ...], tuple[str, ...]]
+_NATIVE_TEXTS: dict[int, tuple[RakePolicy, _NativeTexts | None]] = {}
+_INT62: Final = 1 << 62
+
+
+def _native_texts(policy: RakePolicy) -> _NativeTexts | None:
+    """What the native call takes of ``policy`` (its rate, exemptions sorted, the
+    record's fixed texts), built once per policy object; ``None`` where it cannot take
+    it (a rate past 62 bits)."""
+    kept = _NATIVE_TEXTS.get(id(policy))
+    if kept is not None and kept[0] is policy:
+        return kept[1]
+    num, den = policy.rate.as_integer_ratio()
+    out: _NativeTexts | None = None
+    if num < _INT62 and den < _INT62:
+        texts = (
+            *(RULE_THEORETICAL, SOURCE_AGAINST_HOUSE, RULE_ROUNDING, SOURCE_ROUNDING),
+            *(policy.rule, policy.source),
+            *(StepKind.THEORETICAL.value, StepKind.ROUNDING.value, StepKind.RAKE.value),
+        )
+        out = ((num, den), tuple(sorted(policy.exempt)), texts)
+    if len(_NATIVE_TEXTS) >= _POLICY_LIMIT:
+        _NATIVE_TEXTS.clear()
+    _NATIVE_TEXTS[id(policy)] = (policy, out)
+    return out
+
+
+class NativeHouseResult(SettlementResult):
+    """A house settlement the native path computed (:func:`_settle_rows`): its deltas,
+    rake, stakes and record bytes as that path gave them; its ``steps`` and ``spots``
+    (objects nobody on the hot path reads) rebuilt by the pure path the first time they
+    are asked for. Equal to the pure path's :class:`SettlementResult`, and its record
+    the same bytes."""
+
+    _inputs: tuple[list[_Row], str, RakePolicy, str]
+    _body: bytes
+
+    @classmethod
+    def of(
+        cls,
+        out: tuple[
+            bytes,
+            tuple[str, ...],
+            dict[str, int],
+            dict[str, int],
+            int,
+            dict[str, int],
+            dict[str, int],
+        ],
+        rows: list[_Row],
+        house: str,
+        policy: RakePolicy,
+        hand_id: str,
+    ) -> NativeHouseResult:
+        body, order, deltas, rakes, total_rake, staked, returned = out
+        result = object.__new__(cls)
+        vars(result).update(
+            hand_id=hand_id,
+            participants=order,
+            deltas=MappingProxyType(deltas),
+            rake=MappingProxyType(rakes),
+            total_rake=total_rake,
+            pots=(),
+            staked=MappingProxyType(staked),
+            returned=MappingProxyType(returned),
+            stakes_since=1,
+            _inputs=(rows, house, policy, hand_id),
+            _body=body,
+        )
+        result._check_balance()
+        return result
+
+    def _exact(self) -> SettlementResult:
+        kept = vars(self).get("_exact_result")
+        if kept is None:
+            kept = vars(self)["_exact_result"] = _settle_exact_rows(*self._inputs)
+        return cast(SettlementResult, kept)
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        return self._exact().steps
+
+    @property
+    def spots(self) -> tuple[SpotLine, ...]:
+        return self._exact().spots
+
+    def record_body(self, version: int = RECORD_VERSION) -> bytes:
+        if version == RECORD_VERSION:
+            return self._body
+        return self._exact().record_body(version)
+
+    # Compared, hashed and shown as the pure path's result (its steps built).
+    def __repr__(self) -> str:
+        return repr(self._exact())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, NativeHouseResult):
+            other = other._exact()
+        return self._exact() == other
+
+    def __hash__(self) -> int:
+        return hash(self._exact())
+
+
+def _settle_exact_rows(
     rows: Sequence[_Row], house: str, policy: RakePolicy, hand_id: str
 ) -> SettlementResult:
-    """The settlement of checked wagers (the docstring of :func:`settle_against_house`)."""
+    """The pure path of :func:`_settle_rows`."""
     staked: dict[str, int] = {}
     results: dict[int, Fraction] = {}  # each distinct result object: a hand has a handful
     for player, _, amount, result in rows:

@@ -1,0 +1,53 @@
+"""The optional native accelerator: the one place that says whether it is here.
+
+``croupier._accel`` (C, ``libs/croupier/_accel.c``) is built by ``pip install`` where
+a C compiler and Python's headers are found, and left out where not (the extension is
+optional in ``setup.py``): every result is then computed by the pure-Python path, the
+reference, which is always kept. What it computes natively:
+
+* the house settlement of wagers on a net rake basis (baccarat, dice, the slot, video
+  poker, blackjack, 楚汉德州): the claims, the rounding, the rake and the record's
+  canonical bytes in one call (:func:`croupier.money.settle.settle_spots_against_house`
+  and :func:`~croupier.money.settle.settle_against_house`). The record's steps are
+  rebuilt by the pure path only when something asks for them.
+
+The native result is the pure path's byte for byte: ``tests/unit/test_accel.py``
+compares the two over every variant's hands and over random wagers (hypothesis).
+
+``CROUPIER_NATIVE=0`` in the environment turns it off for a process (a comparison, or
+a doubt); ``CROUPIER_NATIVE=require`` makes its absence an error at import (CI, which
+must test the path it ships). Any other value: on when built.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+from croupier.errors import CroupierError
+
+
+class NativeMissing(CroupierError):
+    """``CROUPIER_NATIVE=require`` and the native accelerator is not built."""
+
+
+def _load() -> tuple[ModuleType | None, str]:
+    raw = os.environ.get("CROUPIER_NATIVE", "")
+    mode = raw.strip().lower()
+    if mode in ("0", "off", "no", "false"):
+        return None, f"off (CROUPIER_NATIVE={raw})"
+    try:
+        import croupier._accel as _accel
+    except ImportError as e:
+        if mode == "require":
+            raise NativeMissing(
+                f"CROUPIER_NATIVE=require but croupier._accel is not built ({e}): reinstall with a "
+                "C compiler and Python's headers (pip install -e .)"
+            ) from e
+        return None, f"not built ({e}); the pure-Python path runs"
+    return _accel, "on"
+
+
+native, status = _load()
+"""``native``: the extension module, or ``None``. ``status``: one line saying which
+and why, for ``croupier version`` and the test run's header."""
