@@ -17,7 +17,6 @@ from typing import Any
 
 import orjson
 
-from croupier import canonical
 from croupier.errors import MoneyError
 from croupier.games.base import Engine, HandState
 from croupier.money.record import RECORD_VERSION, RECORD_VERSIONS, SettlementResult
