@@ -114,6 +114,49 @@ static inline void put_text(Buf *b, const Text *t) {
     put(b, "\"", 1);
 }
 
+/* {"name":value,...} over the participants in ``order`` (code-point order), leaving out
+ * ``skip`` (-1: none) and, with ``nonzero``, the zeros; the values are integers, or the
+ * fractions value/scale where ``scale`` > 0. */
+static void put_map(Buf *b, const Py_ssize_t *order, Py_ssize_t np, const Text *names,
+                    const int64_t *values, Py_ssize_t skip, int64_t scale, int nonzero) {
+    int first = 1;
+    put(b, "{", 1);
+    for (Py_ssize_t i = 0; i < np; i++) {
+        Py_ssize_t p = order[i];
+        if (p == skip || (nonzero && !values[p])) continue;
+        if (!first) put(b, ",", 1);
+        first = 0;
+        put_text(b, &names[p]);
+        put(b, ":", 1);
+        if (scale > 0)
+            put_frac(b, values[p], scale);
+        else
+            put_int(b, values[p]);
+    }
+    put(b, "}", 1);
+}
+
+/* A line's last keys: "payee":..,"payer":..,"spot":..} */
+static void put_parties(Buf *b, const Text *payee, const Text *payer, const Text *spot) {
+    PUTS(b, "\"payee\":");
+    put_text(b, payee);
+    PUTS(b, ",\"payer\":");
+    put_text(b, payer);
+    PUTS(b, ",\"spot\":");
+    put_text(b, spot);
+    PUTS(b, "}");
+}
+
+/* A step's "rule":..,"source":..,"step":.. */
+static void put_rule(Buf *b, const Text *rule, const Text *source, const Text *kind) {
+    PUTS(b, "\"rule\":");
+    put_text(b, rule);
+    PUTS(b, ",\"source\":");
+    put_text(b, source);
+    PUTS(b, ",\"step\":");
+    put_text(b, kind);
+}
+
 /* ------------------------------------------------------------------ the kernel */
 
 typedef struct {
@@ -214,6 +257,7 @@ static PyObject *house_rows(PyObject *self, PyObject *args) {
     PyObject **names = NULL;
     Text *name_text = NULL;
     int64_t *staked = NULL, *theo = NULL, *nets = NULL, *kept = NULL, *rakes = NULL;
+    int64_t *deltas = NULL, *returned = NULL;
     Py_ssize_t *order = NULL;
     int *is_exempt = NULL;
     Py_ssize_t np = 0, nr = 0, no = 0, ns = 0;
@@ -246,11 +290,13 @@ static PyObject *house_rows(PyObject *self, PyObject *args) {
     nets = PyMem_Calloc((size_t)(n + 1), sizeof *nets);
     kept = PyMem_Calloc((size_t)(n + 1), sizeof *kept);
     rakes = PyMem_Calloc((size_t)(n + 1), sizeof *rakes);
+    deltas = PyMem_Calloc((size_t)(n + 1), sizeof *deltas);
+    returned = PyMem_Calloc((size_t)(n + 1), sizeof *returned);
     order = PyMem_Calloc((size_t)(n + 1), sizeof *order);
     is_exempt = PyMem_Calloc((size_t)(n + 1), sizeof *is_exempt);
     index = _PyDict_NewPresized(n < 64 ? n : 64);
     if (!row || !res || !owed || !st || !names || !name_text || !staked || !theo || !nets ||
-        !kept || !rakes || !order || !is_exempt || !index) {
+        !kept || !rakes || !deltas || !returned || !order || !is_exempt || !index) {
         if (!PyErr_Occurred()) PyErr_NoMemory();
         goto done;
     }
@@ -414,6 +460,12 @@ static PyObject *house_rows(PyObject *self, PyObject *args) {
         total = capped;
     }
 
+    /* the deltas, and what each player is handed back (stake + rounded net) */
+    for (Py_ssize_t p = 0; p < np; p++) {
+        CHECKED(__builtin_sub_overflow(nets[p], rakes[p], &deltas[p]));
+        CHECKED(__builtin_add_overflow(staked[p], nets[p], &returned[p]));
+    }
+
     /* participants in code-point order, for the record's objects */
     for (Py_ssize_t p = 0; p < np; p++) order[p] = p;
     sort_names = names;
@@ -426,17 +478,8 @@ static PyObject *house_rows(PyObject *self, PyObject *args) {
     if (i) PUTS(&b, ",")
     PUTS(&b, "{");
     KEY("deltas");
-    PUTS(&b, "{");
-    for (Py_ssize_t i = 0; i < np; i++) {
-        Py_ssize_t p = order[i];
-        int64_t d;
-        CHECKED(__builtin_sub_overflow(nets[p], rakes[p], &d));
-        SEP(i);
-        put_text(&b, &name_text[p]);
-        PUTS(&b, ":");
-        put_int(&b, d);
-    }
-    PUTS(&b, "},");
+    put_map(&b, order, np, name_text, deltas, -1, 0, 0);
+    PUTS(&b, ",");
     KEY("hand_id");
     put_text(&b, &t_hand);
     PUTS(&b, ",");
@@ -450,34 +493,14 @@ static PyObject *house_rows(PyObject *self, PyObject *args) {
     KEY("pots");
     PUTS(&b, "[],");
     KEY("rake");
-    PUTS(&b, "{");
-    for (Py_ssize_t i = 0; i < np; i++) {
-        SEP(i);
-        put_text(&b, &name_text[order[i]]);
-        PUTS(&b, ":");
-        put_int(&b, rakes[order[i]]);
-    }
-    PUTS(&b, "},");
+    put_map(&b, order, np, name_text, rakes, -1, 0, 0);
+    PUTS(&b, ",");
     KEY("record_version");
     put_int(&b, version);
     PUTS(&b, ",");
     KEY("returned");
-    PUTS(&b, "{");
-    {
-        int first = 1;
-        for (Py_ssize_t i = 0; i < np; i++) {
-            Py_ssize_t p = order[i];
-            if (p == house_at) continue;
-            int64_t r;
-            CHECKED(__builtin_add_overflow(staked[p], nets[p], &r));
-            if (!first) PUTS(&b, ",");
-            first = 0;
-            put_text(&b, &name_text[p]);
-            PUTS(&b, ":");
-            put_int(&b, r);
-        }
-    }
-    PUTS(&b, "},");
+    put_map(&b, order, np, name_text, returned, house_at, 0, 0);
+    PUTS(&b, ",");
     KEY("spots");
     PUTS(&b, "[");
     {
@@ -497,7 +520,7 @@ static PyObject *house_rows(PyObject *self, PyObject *args) {
                 if (!first) PUTS(&b, ",");
                 first = 0;
                 PUTS(&b, "{");
-        KEY("amount");
+                KEY("amount");
                 put_int(&b, mine[s].total);
                 PUTS(&b, ",");
                 KEY("participant");
@@ -513,20 +536,8 @@ static PyObject *house_rows(PyObject *self, PyObject *args) {
     }
     PUTS(&b, "],");
     KEY("staked");
-    PUTS(&b, "{");
-    {
-        int first = 1;
-        for (Py_ssize_t i = 0; i < np; i++) {
-            Py_ssize_t p = order[i];
-            if (p == house_at) continue;
-            if (!first) PUTS(&b, ",");
-            first = 0;
-            put_text(&b, &name_text[p]);
-            PUTS(&b, ":");
-            put_int(&b, staked[p]);
-        }
-    }
-    PUTS(&b, "},");
+    put_map(&b, order, np, name_text, staked, house_at, 0, 0);
+    PUTS(&b, ",");
     KEY("steps");
     /* the theoretical step */
     PUTS(&b, "[{");
@@ -549,51 +560,18 @@ static PyObject *house_rows(PyObject *self, PyObject *args) {
         PUTS(&b, "[");
         put_frac(&b, r->num < 0 ? -r->num : r->num, r->den);
         PUTS(&b, "],");
-        KEY("payee");
-        put_text(&b, payee);
-        PUTS(&b, ",");
-        KEY("payer");
-        put_text(&b, payer);
-        PUTS(&b, ",");
-        KEY("spot");
-        put_text(&b, &w->spot_text);
-        PUTS(&b, "}");
+        put_parties(&b, payee, payer, &w->spot_text);
     }
     PUTS(&b, "],");
     KEY("nets");
-    PUTS(&b, "{");
-    for (Py_ssize_t i = 0; i < np; i++) {
-        SEP(i);
-        put_text(&b, &name_text[order[i]]);
-        PUTS(&b, ":");
-        put_frac(&b, theo[order[i]], scale);
-    }
-    PUTS(&b, "},");
-    KEY("rule");
-    put_text(&b, &tx[0]);
+    put_map(&b, order, np, name_text, theo, -1, scale, 0);
     PUTS(&b, ",");
-    KEY("source");
-    put_text(&b, &tx[1]);
-    PUTS(&b, ",");
-    KEY("step");
-    put_text(&b, &tx[6]);
+    put_rule(&b, &tx[0], &tx[1], &tx[6]);
     /* the rounding step */
     PUTS(&b, "},{");
     KEY("kept_by_payers");
-    PUTS(&b, "{");
-    {
-        int first = 1;
-        for (Py_ssize_t i = 0; i < np; i++) {
-            Py_ssize_t p = order[i];
-            if (!kept[p]) continue;
-            if (!first) PUTS(&b, ",");
-            first = 0;
-            put_text(&b, &name_text[p]);
-            PUTS(&b, ":");
-            put_frac(&b, kept[p], scale);
-        }
-    }
-    PUTS(&b, "},");
+    put_map(&b, order, np, name_text, kept, -1, scale, 1);
+    PUTS(&b, ",");
     KEY("payments");
     PUTS(&b, "[");
     for (Py_ssize_t k = 0; k < no; k++) {
@@ -608,25 +586,10 @@ static PyObject *house_rows(PyObject *self, PyObject *args) {
         KEY("paid");
         put_int(&b, o->amount / scale);
         PUTS(&b, ",");
-        KEY("payee");
-        put_text(&b, payee);
-        PUTS(&b, ",");
-        KEY("payer");
-        put_text(&b, payer);
-        PUTS(&b, ",");
-        KEY("spot");
-        put_text(&b, &o->spot_text);
-        PUTS(&b, "}");
+        put_parties(&b, payee, payer, &o->spot_text);
     }
     PUTS(&b, "],");
-    KEY("rule");
-    put_text(&b, &tx[2]);
-    PUTS(&b, ",");
-    KEY("source");
-    put_text(&b, &tx[3]);
-    PUTS(&b, ",");
-    KEY("step");
-    put_text(&b, &tx[7]);
+    put_rule(&b, &tx[2], &tx[3], &tx[7]);
     PUTS(&b, ",");
     KEY("unit");
     PUTS(&b, "1");
@@ -647,23 +610,11 @@ static PyObject *house_rows(PyObject *self, PyObject *args) {
     }
     PUTS(&b, "],");
     KEY("profits");
-    PUTS(&b, "{");
-    for (Py_ssize_t i = 0; i < np; i++) {
-        SEP(i);
-        put_text(&b, &name_text[order[i]]);
-        PUTS(&b, ":");
-        put_int(&b, nets[order[i]]);
-    }
-    PUTS(&b, "},");
+    put_map(&b, order, np, name_text, nets, -1, 0, 0);
+    PUTS(&b, ",");
     KEY("rakes");
-    PUTS(&b, "{");
-    for (Py_ssize_t i = 0; i < np; i++) {
-        SEP(i);
-        put_text(&b, &name_text[order[i]]);
-        PUTS(&b, ":");
-        put_int(&b, rakes[order[i]]);
-    }
-    PUTS(&b, "},");
+    put_map(&b, order, np, name_text, rakes, -1, 0, 0);
+    PUTS(&b, ",");
     KEY("rate");
     {
         int64_t g = rate_num ? gcd64(rate_num, rate_den) : rate_den;
@@ -673,14 +624,7 @@ static PyObject *house_rows(PyObject *self, PyObject *args) {
         put_int(&b, rate_den / g);
         PUTS(&b, "\",");
     }
-    KEY("rule");
-    put_text(&b, &tx[4]);
-    PUTS(&b, ",");
-    KEY("source");
-    put_text(&b, &tx[5]);
-    PUTS(&b, ",");
-    KEY("step");
-    put_text(&b, &tx[8]);
+    put_rule(&b, &tx[4], &tx[5], &tx[8]);
     PUTS(&b, "}],");
     KEY("total_rake");
     put_int(&b, total);
@@ -702,7 +646,7 @@ static PyObject *house_rows(PyObject *self, PyObject *args) {
     if (!body || !names_t || !deltas_d || !rakes_d || !staked_d || !returned_d) goto done;
     for (Py_ssize_t p = 0; p < np; p++) {
         PyTuple_SET_ITEM(names_t, p, Py_NewRef(names[p]));
-        PyObject *d = PyLong_FromLongLong(nets[p] - rakes[p]);
+        PyObject *d = PyLong_FromLongLong(deltas[p]);
         PyObject *r = PyLong_FromLongLong(rakes[p]);
         int bad = !d || !r || PyDict_SetItem(deltas_d, names[p], d) < 0 ||
                   PyDict_SetItem(rakes_d, names[p], r) < 0;
@@ -711,7 +655,7 @@ static PyObject *house_rows(PyObject *self, PyObject *args) {
         if (bad) goto done;
         if (p == house_at) continue;
         PyObject *s = PyLong_FromLongLong(staked[p]);
-        PyObject *g = PyLong_FromLongLong(staked[p] + nets[p]);
+        PyObject *g = PyLong_FromLongLong(returned[p]);
         bad = !s || !g || PyDict_SetItem(staked_d, names[p], s) < 0 ||
               PyDict_SetItem(returned_d, names[p], g) < 0;
         Py_XDECREF(s);
@@ -747,6 +691,8 @@ done:
     PyMem_Free(nets);
     PyMem_Free(kept);
     PyMem_Free(rakes);
+    PyMem_Free(deltas);
+    PyMem_Free(returned);
     PyMem_Free(order);
     PyMem_Free(is_exempt);
     return ret;

@@ -1,6 +1,11 @@
 # The native accelerator's interface (libs/croupier/_accel.c; croupier.accel).
 from fractions import Fraction
 
+HouseRows = tuple[
+    bytes, tuple[str, ...], dict[str, int], dict[str, int], int, dict[str, int], dict[str, int]
+]
+"""(record bytes, participants, deltas, rakes, total rake, staked, returned)"""
+
 def house_rows(
     rows: list[tuple[str, str, int, Fraction]],
     house: str,
@@ -12,15 +17,4 @@ def house_rows(
     texts: tuple[str, ...],
     version: int,
     /,
-) -> (
-    tuple[
-        bytes,
-        tuple[str, ...],
-        dict[str, int],
-        dict[str, int],
-        int,
-        dict[str, int],
-        dict[str, int],
-    ]
-    | None
-): ...
+) -> HouseRows | None: ...

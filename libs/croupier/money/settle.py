@@ -49,8 +49,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from types import MappingProxyType
-from typing import Final, TypeAlias, cast
+from typing import TYPE_CHECKING, Final, TypeAlias, cast
 
 from croupier.accel import native as _native
 from croupier.errors import InvalidInput
@@ -89,6 +88,9 @@ from croupier.money.record import (
     spot_line,
 )
 from croupier.money.units import Number, exact, floor_to_unit, non_negative
+
+if TYPE_CHECKING:
+    from croupier._accel import HouseRows
 
 HOUSE: Final = "house"
 """The participant id of the house bank when it is the counterparty."""
@@ -763,38 +765,16 @@ class NativeHouseResult(SettlementResult):
 
     @classmethod
     def of(
-        cls,
-        out: tuple[
-            bytes,
-            tuple[str, ...],
-            dict[str, int],
-            dict[str, int],
-            int,
-            dict[str, int],
-            dict[str, int],
-        ],
-        rows: list[_Row],
-        house: str,
-        policy: RakePolicy,
-        hand_id: str,
+        cls, out: HouseRows, rows: list[_Row], house: str, policy: RakePolicy, hand_id: str
     ) -> NativeHouseResult:
         body, order, deltas, rakes, total_rake, staked, returned = out
-        result = object.__new__(cls)
-        vars(result).update(
-            hand_id=hand_id,
-            participants=order,
-            deltas=MappingProxyType(deltas),
-            rake=MappingProxyType(rakes),
-            total_rake=total_rake,
-            pots=(),
-            staked=MappingProxyType(staked),
-            returned=MappingProxyType(returned),
-            stakes_since=1,
-            _inputs=(rows, house, policy, hand_id),
-            _body=body,
+        # the steps and spots it is given are placeholders: the properties below, which
+        # take precedence over the instance's own values, build them when asked for
+        result = super().of_own_maps(
+            hand_id, order, deltas, rakes, total_rake, (), (), staked, returned
         )
-        result._check_balance()
-        return result
+        vars(result).update(_inputs=(rows, house, policy, hand_id), _body=body)
+        return cast(NativeHouseResult, result)
 
     def _exact(self) -> SettlementResult:
         kept = vars(self).get("_exact_result")
