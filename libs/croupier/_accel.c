@@ -294,7 +294,7 @@ static PyObject *house_rows(PyObject *self, PyObject *args) {
     returned = PyMem_Calloc((size_t)(n + 1), sizeof *returned);
     order = PyMem_Calloc((size_t)(n + 1), sizeof *order);
     is_exempt = PyMem_Calloc((size_t)(n + 1), sizeof *is_exempt);
-    index = _PyDict_NewPresized(n < 64 ? n : 64);
+    index = PyDict_New();
     if (!row || !res || !owed || !st || !names || !name_text || !staked || !theo || !nets ||
         !kept || !rakes || !deltas || !returned || !order || !is_exempt || !index) {
         if (!PyErr_Occurred()) PyErr_NoMemory();
@@ -315,6 +315,7 @@ static PyObject *house_rows(PyObject *self, PyObject *args) {
         w->stake = PyLong_AsLongLongAndOverflow(amount, &overflow);
         if (overflow || w->stake < 0) goto decline;
         if (w->stake == -1 && PyErr_Occurred()) goto done;
+        if (!PyUnicode_Check(who)) goto decline; /* the pure path words the error */
         PyObject *at = PyDict_GetItemWithError(index, who);
         if (at) {
             w->player = PyLong_AsSsize_t(at);
@@ -639,10 +640,10 @@ static PyObject *house_rows(PyObject *self, PyObject *args) {
     /* the maps the result keeps, in seat order */
     body = PyBytes_FromStringAndSize(b.p, b.n);
     names_t = PyTuple_New(np);
-    deltas_d = _PyDict_NewPresized(np);
-    rakes_d = _PyDict_NewPresized(np);
-    staked_d = _PyDict_NewPresized(np);
-    returned_d = _PyDict_NewPresized(np);
+    deltas_d = PyDict_New();
+    rakes_d = PyDict_New();
+    staked_d = PyDict_New();
+    returned_d = PyDict_New();
     if (!body || !names_t || !deltas_d || !rakes_d || !staked_d || !returned_d) goto done;
     for (Py_ssize_t p = 0; p < np; p++) {
         PyTuple_SET_ITEM(names_t, p, Py_NewRef(names[p]));
