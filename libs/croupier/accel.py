@@ -5,14 +5,15 @@ a C compiler and Python's headers are found, and left out where not (the extensi
 optional in ``setup.py``): every result is then computed by the pure-Python path, the
 reference, which is always kept. What it computes natively:
 
-* the house settlement of wagers on a net rake basis (baccarat, dice, the slot, video
-  poker, blackjack, 楚汉德州): the claims, the rounding, the rake and the record's
+* the house settlement of wagers on a net rake basis (baccarat, 开心摇摇乐, 多财多福,
+  幸运五张, 幸运21点, 楚汉德州): the claims, the rounding, the rake and the record's
   canonical bytes in one call (:func:`croupier.money.settle.settle_spots_against_house`
   and :func:`~croupier.money.settle.settle_against_house`). The record's steps are
   rebuilt by the pure path only when something asks for them.
 
-The native result is the pure path's byte for byte: ``tests/unit/test_accel.py``
-compares the two over every variant's hands and over random wagers (hypothesis).
+The native result is the pure path's byte for byte:
+``tests/property/test_accel_differential.py`` compares the two over every variant's hands
+and over random wagers (hypothesis).
 
 ``CROUPIER_NATIVE=0`` in the environment turns it off for a process (a comparison, or
 a doubt); ``CROUPIER_NATIVE=require`` makes its absence an error at import (CI, which
@@ -50,4 +51,4 @@ def _load() -> tuple[ModuleType | None, str]:
 
 native, status = _load()
 """``native``: the extension module, or ``None``. ``status``: one line saying which
-and why, for ``croupier version`` and the test run's header."""
+and why (``croupier --version`` prints it)."""
