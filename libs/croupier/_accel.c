@@ -1,4 +1,5 @@
-/* croupier._accel: the optional native path of the house settlement.
+/* croupier._accel: the optional native path of the house settlement (this file, which
+ * holds the module) and of canonical text and the event chain (_accel_chain.c).
  *
  * One function, house_rows(), computes what croupier.money.settle._settle_exact_rows
  * computes for wagers against the house whose rake is on each participant's net (no
@@ -6,7 +7,7 @@
  * units, the payments truncated from their receivers, the rake on the rounded nets
  * (rate, cap, exemptions), the deltas, and the settlement record at the current record
  * version as canonical JSON bytes (UTF-8, keys sorted by code point, no white space) --
- * byte for byte what the pure-Python kernel renders, which tests/unit/test_accel.py
+ * byte for byte what the pure-Python kernel renders, which tests/property/test_accel_differential.py
  * checks over every variant's hands and over random wagers.
  *
  * It answers None, and the caller takes the pure-Python path, for anything it does not
@@ -15,8 +16,8 @@
  * means a bug or no memory. The arithmetic is the pure path's, in int64 with every
  * operation checked for overflow.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_accel.h"
+
 #include <stdint.h>
 #include <string.h>
 
@@ -704,12 +705,23 @@ static PyMethodDef methods[] = {
      "The house settlement of checked wagers: (record bytes, participants, deltas, "
      "rakes, total rake, staked, returned), or None where the pure-Python path must "
      "settle (croupier.money.settle)."},
+    {"canonical_text", accel_canonical_text, METH_O,
+     "Whether bytes are provably canonical JSON with an object at the top (False: not "
+     "proven; croupier.canonical decides)."},
+    {"event_hash", accel_event_hash, METH_VARARGS,
+     "An event's hash from its fields (croupier.events), or None where the pure path "
+     "must compute it."},
+    {"chain_intact", accel_chain_intact, METH_VARARGS,
+     "Whether one stream's events are proven intact (False: not proven; "
+     "croupier.events.verify_chain decides and names what is wrong)."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "croupier._accel",
-    "The optional native path of the house settlement (croupier.accel).", -1, methods,
+    "The optional native path of the house settlement, canonical text and the event "
+    "chain (croupier.accel).",
+    -1, methods,
     NULL, NULL, NULL, NULL,
 };
 
@@ -724,6 +736,6 @@ PyMODINIT_FUNC PyInit__accel(void) {
         return NULL;
     fraction_type = PyObject_GetAttrString(fractions, "Fraction");
     Py_DECREF(fractions);
-    if (!fraction_type) return NULL;
+    if (!fraction_type || accel_chain_init() < 0) return NULL;
     return PyModule_Create(&module);
 }

@@ -1,4 +1,5 @@
 # The native accelerator's interface (libs/croupier/_accel.c; croupier.accel).
+from collections.abc import Sequence
 from fractions import Fraction
 
 HouseRows = tuple[
@@ -18,3 +19,16 @@ def house_rows(
     version: int,
     /,
 ) -> HouseRows | None: ...
+
+def canonical_text(data: bytes, /) -> bool: ...
+def event_hash(
+    stream: str,
+    seq: int,
+    type_: str,
+    producer: str,
+    key_id: str,
+    prev: bytes,
+    payload: bytes,
+    /,
+) -> bytes | None: ...
+def chain_intact(events: Sequence[object], check_payloads: bool, /) -> bool: ...

@@ -10,10 +10,17 @@ reference, which is always kept. What it computes natively:
   canonical bytes in one call (:func:`croupier.money.settle.settle_spots_against_house`
   and :func:`~croupier.money.settle.settle_against_house`). The record's steps are
   rebuilt by the pure path only when something asks for them.
+* canonical text and the event chain (``libs/croupier/_accel_chain.c``): whether bytes
+  are an object in canonical JSON (:func:`croupier.canonical.parse`, ``loads``), an
+  event's hash from its fields (:func:`croupier.events.make_event`,
+  ``Event.recompute_hash``), and a whole stream's chain check
+  (:func:`croupier.events.verify_chain`). These answer "proven" or "not proven", never
+  "bad": what they do not prove, the pure path decides and words.
 
 The native result is the pure path's byte for byte:
 ``tests/property/test_accel_differential.py`` compares the two over every variant's hands
-and over random wagers (hypothesis).
+and over random wagers, ``tests/property/test_accel_chain.py`` over random and mutated
+JSON texts and event chains (hypothesis).
 
 ``CROUPIER_NATIVE=0`` in the environment turns it off for a process (a comparison, or
 a doubt); ``CROUPIER_NATIVE=require`` makes its absence an error at import (CI, which

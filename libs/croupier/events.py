@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from croupier import canonical
+from croupier.accel import native as _native
 from croupier.errors import (
     ChainError,
     IntegrityError,
@@ -43,6 +44,18 @@ SEAL_DOMAIN = "seal"
 
 def _event_hash(header: bytes, payload: bytes) -> bytes:
     return hashlib.sha256(EVENT_TAG + header + b"\n" + payload).digest()
+
+
+def _hash_of(
+    stream: str, seq: int, type_: str, producer: str, key_id: str, prev: bytes, payload: bytes
+) -> bytes:
+    """An event's hash from its fields: the native path's where it takes them (no name
+    JSON would escape), else the tag, :func:`_header` and the payload hashed here."""
+    if _native is not None:
+        h: bytes | None = _native.event_hash(stream, seq, type_, producer, key_id, prev, payload)
+        if h is not None:
+            return h
+    return _event_hash(_header(stream, seq, type_, producer, key_id, prev), payload)
 
 
 def _header(stream: str, seq: int, type_: str, producer: str, key_id: str, prev: bytes) -> bytes:
@@ -79,8 +92,13 @@ class Event(ByFields):
         return value
 
     def recompute_hash(self) -> bytes:
-        return _event_hash(
-            _header(self.stream, self.seq, self.type, self.producer, self.key_id, self.prev_hash),
+        return _hash_of(
+            self.stream,
+            self.seq,
+            self.type,
+            self.producer,
+            self.key_id,
+            self.prev_hash,
             self.payload_bytes,
         )
 
@@ -186,7 +204,7 @@ def make_event(
     if len(prev_hash) != 32:
         raise InvalidInput("prev_hash must be 32 bytes")
     body = canonical.dumps(payload)
-    h = _event_hash(_header(stream, seq, type_, producer, key_id, prev_hash), body)
+    h = _hash_of(stream, seq, type_, producer, key_id, prev_hash, body)
     return Event(stream, seq, type_, producer, key_id, prev_hash, body, h)
 
 
@@ -474,9 +492,18 @@ def verify_chain(
     ``parsed``: each event's payload as the caller already holds it parsed, such that
     ``canonical.dumps(parsed[i]) == events[i].payload_bytes`` — as
     :func:`croupier.bus.wire.decode` builds each event's bytes from the value it parsed.
-    The payloads are then canonical by construction and are not parsed again."""
+    The payloads are then canonical by construction and are not parsed again.
+
+    Where the native accelerator is built, it checks the whole stream in one call
+    (:mod:`croupier.accel`); what it does not prove intact is checked here, which names
+    the first bad event."""
     if parsed is not None and len(parsed) != len(events):
         raise InvalidInput(f"{len(parsed)} parsed payloads for {len(events)} events")
+    if _native is not None and events and _native.chain_intact(events, parsed is None):
+        if parsed is None:
+            return [canonical.loads_proven(e.payload_bytes) for e in events]
+        if all(type(p) is dict for p in parsed):
+            return list(parsed)
     prev = GENESIS
     stream = events[0].stream if events else ""
     payloads: list[dict[str, Any]] = []

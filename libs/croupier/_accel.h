@@ -1,0 +1,13 @@
+/* croupier._accel: what its parts share (the module is _accel.c; see croupier.accel). */
+#ifndef CROUPIER_ACCEL_H
+#define CROUPIER_ACCEL_H
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+/* _accel_chain.c: canonical text and the event chain */
+int accel_chain_init(void);
+PyObject *accel_canonical_text(PyObject *self, PyObject *arg);
+PyObject *accel_event_hash(PyObject *self, PyObject *args);
+PyObject *accel_chain_intact(PyObject *self, PyObject *args);
+
+#endif

@@ -1,0 +1,428 @@
+/* croupier._accel, its second part: canonical text and the event chain.
+ *
+ * canonical_text(data) -> bool: True when ``data`` is provably canonical JSON with an
+ * object at its top, i.e. croupier.canonical.parse(data) returns a dict and
+ * croupier.canonical.dumps(that dict) == data. False means "not proven": the caller then
+ * takes the pure-Python path, which decides. So it answers True only for the text it
+ * fully understands: integers of at most 18 digits (no "-0", no fraction, no exponent),
+ * strings of valid UTF-8 with exactly the escapes the encoder writes (\" \\ \b \f \n \r
+ * \t and \u00XX, lower-case hex, for the other control characters), true, false, null,
+ * no white space, object keys strictly increasing in code-point order (no duplicate),
+ * nesting at most MAX_DEPTH deep. A key with an escape in it is not compared here (its
+ * order is of the decoded text): such a text is "not proven".
+ *
+ * event_hash(stream, seq, type, producer, key_id, prev, payload) -> bytes | None: the
+ * hash croupier.events._event_hash(_header(...), payload) computes -- SHA-256 (Python's
+ * hashlib) over the tag, the canonical header and the payload -- or None where a name
+ * would need a JSON escape or seq is not a plain int (the pure path then computes it).
+ *
+ * chain_intact(events, check_payloads) -> bool: True when croupier.events.verify_chain
+ * would accept ``events`` (one stream, seq 0.., each previous hash the one before's
+ * hash, each payload canonical with an object at its top when ``check_payloads``, each
+ * hash its content's). False: "not proven"; the pure path runs and names what is wrong.
+ */
+#include "_accel.h"
+
+#include <string.h>
+
+#define MAX_DEPTH 64
+#define MAX_DIGITS 18
+
+static const char EVENT_TAG[] = "croupier:event:v1\n";
+#define EVENT_TAG_LEN ((Py_ssize_t)(sizeof EVENT_TAG - 1))
+
+/* ------------------------------------------------------------ canonical text */
+
+typedef struct {
+    const unsigned char *p, *end;
+} Scan;
+
+/* One UTF-8 sequence starting at s->p (a byte >= 0x80): 1 and past it, or 0. */
+static int utf8_seq(Scan *s) {
+    const unsigned char *p = s->p, *end = s->end;
+    unsigned char c = p[0];
+    Py_ssize_t n;
+    unsigned char lo = 0x80, hi = 0xBF; /* the second byte's range */
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0) lo = 0xA0;      /* no overlong form */
+        else if (c == 0xED) hi = 0x9F; /* no surrogate */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0) lo = 0x90;      /* no overlong form */
+        else if (c == 0xF4) hi = 0x8F; /* nothing past U+10FFFF */
+    } else
+        return 0;
+    if (end - p < n || p[1] < lo || p[1] > hi) return 0;
+    for (Py_ssize_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xBF) return 0;
+    s->p = p + n;
+    return 1;
+}
+
+static int hex_lower(unsigned char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+/* A string at s->p (its opening quote): 1 and past its closing quote, or 0. *escaped
+ * says whether it held an escape. */
+static int scan_string(Scan *s, int *escaped) {
+    const unsigned char *p = s->p + 1, *end = s->end;
+    *escaped = 0;
+    while (p < end) {
+        unsigned char c = *p;
+        if (c == '"') {
+            s->p = p + 1;
+            return 1;
+        }
+        if (c < 0x20) return 0; /* the encoder escapes every control character */
+        if (c == '\\') {
+            if (end - p < 2) return 0;
+            unsigned char e = p[1];
+            *escaped = 1;
+            if (e == '"' || e == '\\' || e == 'b' || e == 'f' || e == 'n' || e == 'r' ||
+                e == 't') {
+                p += 2;
+                continue;
+            }
+            /* \u00XX: only for a control character without a short escape */
+            if (e != 'u' || end - p < 6 || p[2] != '0' || p[3] != '0') return 0;
+            int h = hex_lower(p[4]), l = hex_lower(p[5]);
+            if (h < 0 || l < 0) return 0;
+            int code = h * 16 + l;
+            if (code >= 0x20 || code == 0x08 || code == 0x09 || code == 0x0A || code == 0x0C ||
+                code == 0x0D)
+                return 0;
+            p += 6;
+            continue;
+        }
+        if (c < 0x80) {
+            p++;
+            continue;
+        }
+        s->p = p;
+        if (!utf8_seq(s)) return 0;
+        p = s->p;
+    }
+    return 0; /* no closing quote */
+}
+
+static int scan_value(Scan *s, int depth);
+
+/* An object at s->p ("{"): its keys strictly increasing, each key's raw bytes compared
+ * (UTF-8's byte order is the code points' order); a key with an escape: not proven. */
+static int scan_object(Scan *s, int depth) {
+    s->p++;
+    if (s->p < s->end && *s->p == '}') {
+        s->p++;
+        return 1;
+    }
+    const unsigned char *prev = NULL;
+    Py_ssize_t prev_n = 0;
+    for (;;) {
+        if (s->p >= s->end || *s->p != '"') return 0;
+        const unsigned char *key = s->p + 1;
+        int escaped;
+        if (!scan_string(s, &escaped) || escaped) return 0;
+        Py_ssize_t key_n = (s->p - 1) - key;
+        if (prev != NULL) {
+            Py_ssize_t m = prev_n < key_n ? prev_n : key_n;
+            int c = memcmp(prev, key, (size_t)m);
+            if (c > 0 || (c == 0 && prev_n >= key_n)) return 0; /* out of order, or twice */
+        }
+        prev = key;
+        prev_n = key_n;
+        if (s->p >= s->end || *s->p != ':') return 0;
+        s->p++;
+        if (!scan_value(s, depth + 1)) return 0;
+        if (s->p >= s->end) return 0;
+        if (*s->p == '}') {
+            s->p++;
+            return 1;
+        }
+        if (*s->p != ',') return 0;
+        s->p++;
+    }
+}
+
+static int scan_array(Scan *s, int depth) {
+    s->p++;
+    if (s->p < s->end && *s->p == ']') {
+        s->p++;
+        return 1;
+    }
+    for (;;) {
+        if (!scan_value(s, depth + 1)) return 0;
+        if (s->p >= s->end) return 0;
+        if (*s->p == ']') {
+            s->p++;
+            return 1;
+        }
+        if (*s->p != ',') return 0;
+        s->p++;
+    }
+}
+
+static int scan_literal(Scan *s, const char *word, Py_ssize_t n) {
+    if (s->end - s->p < n || memcmp(s->p, word, (size_t)n) != 0) return 0;
+    s->p += n;
+    return 1;
+}
+
+static int scan_int(Scan *s) {
+    const unsigned char *p = s->p, *end = s->end;
+    if (*p == '-') p++;
+    if (p >= end) return 0;
+    if (*p == '0') {
+        if (p != s->p) return 0; /* "-0": the encoder writes 0 */
+        p++;
+    } else if (*p >= '1' && *p <= '9') {
+        const unsigned char *first = p;
+        while (p < end && *p >= '0' && *p <= '9') p++;
+        if (p - first > MAX_DIGITS) return 0; /* past int64 maybe: not proven */
+    } else
+        return 0;
+    /* a fraction or an exponent would follow directly */
+    if (p < end && (*p == '.' || *p == 'e' || *p == 'E' || (*p >= '0' && *p <= '9')))
+        return 0;
+    s->p = p;
+    return 1;
+}
+
+static int scan_value(Scan *s, int depth) {
+    if (s->p >= s->end || depth > MAX_DEPTH) return 0;
+    int escaped;
+    switch (*s->p) {
+    case '{':
+        return scan_object(s, depth);
+    case '[':
+        return scan_array(s, depth);
+    case '"':
+        return scan_string(s, &escaped);
+    case 't':
+        return scan_literal(s, "true", 4);
+    case 'f':
+        return scan_literal(s, "false", 5);
+    case 'n':
+        return scan_literal(s, "null", 4);
+    default:
+        return scan_int(s);
+    }
+}
+
+static int canonical_object(const char *data, Py_ssize_t n) {
+    Scan s = {(const unsigned char *)data, (const unsigned char *)data + n};
+    if (n < 2 || data[0] != '{') return 0;
+    return scan_value(&s, 0) && s.p == s.end;
+}
+
+PyObject *accel_canonical_text(PyObject *self, PyObject *arg) {
+    if (!PyBytes_CheckExact(arg)) Py_RETURN_FALSE;
+    if (canonical_object(PyBytes_AS_STRING(arg), PyBytes_GET_SIZE(arg))) Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
+}
+
+/* ------------------------------------------------------------------ event hash */
+
+static PyObject *sha256_new; /* hashlib.sha256 */
+static PyObject *s_digest;
+static PyObject *s_stream, *s_seq, *s_type, *s_producer, *s_key_id, *s_prev_hash,
+    *s_payload_bytes, *s_hash;
+
+/* A str's UTF-8 when JSON writes it as itself (no character it escapes), else NULL
+ * (and no exception set). */
+static const char *plain_utf8(PyObject *o, Py_ssize_t *n) {
+    if (!PyUnicode_CheckExact(o)) return NULL;
+    const char *u = PyUnicode_AsUTF8AndSize(o, n);
+    if (u == NULL) {
+        PyErr_Clear(); /* a lone surrogate */
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < *n; i++) {
+        unsigned char c = (unsigned char)u[i];
+        if (c < 0x20 || c == '"' || c == '\\') return NULL;
+    }
+    return u;
+}
+
+static const char HEX[] = "0123456789abcdef";
+
+/* The hash, or NULL: with an exception set on failure, without one for "not proven". */
+static PyObject *event_hash_of(PyObject *stream, PyObject *seq, PyObject *type,
+                               PyObject *producer, PyObject *key_id, PyObject *prev,
+                               PyObject *payload) {
+    Py_ssize_t ns, nt, np, nk;
+    const char *us = plain_utf8(stream, &ns), *ut = plain_utf8(type, &nt),
+               *up = plain_utf8(producer, &np), *uk = plain_utf8(key_id, &nk);
+    if (!us || !ut || !up || !uk || !PyLong_CheckExact(seq) || !PyBytes_CheckExact(prev) ||
+        !PyBytes_CheckExact(payload))
+        return NULL;
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(seq, &overflow);
+    if (overflow || (v == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return NULL;
+    }
+    char num[24], *nend = num + sizeof num, *q = nend;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        *--q = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) *--q = '-';
+    Py_ssize_t nn = nend - q, nprev = PyBytes_GET_SIZE(prev), npay = PyBytes_GET_SIZE(payload);
+    static const char K1[] = "{\"key_id\":\"", K2[] = "\",\"prev\":\"",
+                      K3[] = "\",\"producer\":\"", K4[] = "\",\"seq\":", K5[] = ",\"stream\":\"",
+                      K6[] = "\",\"type\":\"", K7[] = "\"}\n";
+#define L(k) ((Py_ssize_t)(sizeof k - 1))
+    Py_ssize_t total = EVENT_TAG_LEN + L(K1) + nk + L(K2) + 2 * nprev + L(K3) + np + L(K4) +
+                       nn + L(K5) + ns + L(K6) + nt + L(K7) + npay;
+    PyObject *pre = PyBytes_FromStringAndSize(NULL, total);
+    if (pre == NULL) return NULL;
+    char *w = PyBytes_AS_STRING(pre);
+#define W(src, len)                      \
+    do {                                 \
+        memcpy(w, (src), (size_t)(len)); \
+        w += (len);                      \
+    } while (0)
+    W(EVENT_TAG, EVENT_TAG_LEN);
+    W(K1, L(K1));
+    W(uk, nk);
+    W(K2, L(K2));
+    const unsigned char *pb = (const unsigned char *)PyBytes_AS_STRING(prev);
+    for (Py_ssize_t i = 0; i < nprev; i++) {
+        *w++ = HEX[pb[i] >> 4];
+        *w++ = HEX[pb[i] & 15];
+    }
+    W(K3, L(K3));
+    W(up, np);
+    W(K4, L(K4));
+    W(q, nn);
+    W(K5, L(K5));
+    W(us, ns);
+    W(K6, L(K6));
+    W(ut, nt);
+    W(K7, L(K7));
+    W(PyBytes_AS_STRING(payload), npay);
+#undef W
+#undef L
+    PyObject *h = PyObject_CallOneArg(sha256_new, pre);
+    Py_DECREF(pre);
+    if (h == NULL) return NULL;
+    PyObject *d = PyObject_CallMethodNoArgs(h, s_digest);
+    Py_DECREF(h);
+    return d;
+}
+
+PyObject *accel_event_hash(PyObject *self, PyObject *args) {
+    PyObject *stream, *seq, *type, *producer, *key_id, *prev, *payload;
+    if (!PyArg_UnpackTuple(args, "event_hash", 7, 7, &stream, &seq, &type, &producer, &key_id,
+                           &prev, &payload))
+        return NULL;
+    PyObject *h = event_hash_of(stream, seq, type, producer, key_id, prev, payload);
+    if (h == NULL && !PyErr_Occurred()) Py_RETURN_NONE;
+    return h;
+}
+
+/* ------------------------------------------------------------------ the chain */
+
+/* 1: this event is proven right at index i after ``prev`` (a borrowed bytes or NULL
+ * for the genesis); 0: not proven; -1: an exception. *hash_out: a new reference to the
+ * event's hash attribute on 1. */
+static int event_intact(PyObject *e, Py_ssize_t i, PyObject *stream0, PyObject *prev,
+                        int check_payload, PyObject **hash_out) {
+    PyObject *f[8] = {NULL};
+    PyObject *names[8] = {s_stream, s_seq,         s_type,         s_producer,
+                          s_key_id, s_prev_hash, s_payload_bytes, s_hash};
+    int ok = -1;
+    for (int k = 0; k < 8; k++)
+        if ((f[k] = PyObject_GetAttr(e, names[k])) == NULL) goto done;
+    PyObject *stream = f[0], *seq = f[1], *prev_hash = f[5], *payload = f[6], *hash = f[7];
+    ok = 0;
+    if (!PyUnicode_CheckExact(stream) || !PyBytes_CheckExact(prev_hash) ||
+        !PyBytes_CheckExact(payload) || !PyBytes_CheckExact(hash) || !PyLong_CheckExact(seq))
+        goto done;
+    if (stream0 != NULL && stream != stream0 && PyUnicode_Compare(stream, stream0) != 0)
+        goto done;
+    if (PyLong_AsSsize_t(seq) != i) {
+        PyErr_Clear();
+        goto done;
+    }
+    if (PyBytes_GET_SIZE(prev_hash) != 32) goto done;
+    if (prev == NULL) {
+        static const char zero[32] = {0};
+        if (memcmp(PyBytes_AS_STRING(prev_hash), zero, 32) != 0) goto done;
+    } else if (PyBytes_GET_SIZE(prev) != 32 ||
+               memcmp(PyBytes_AS_STRING(prev_hash), PyBytes_AS_STRING(prev), 32) != 0)
+        goto done;
+    if (check_payload &&
+        !canonical_object(PyBytes_AS_STRING(payload), PyBytes_GET_SIZE(payload)))
+        goto done;
+    PyObject *h = event_hash_of(stream, seq, f[2], f[3], f[4], prev_hash, payload);
+    if (h == NULL) {
+        ok = PyErr_Occurred() ? -1 : 0;
+        goto done;
+    }
+    if (PyBytes_GET_SIZE(h) == PyBytes_GET_SIZE(hash) &&
+        memcmp(PyBytes_AS_STRING(h), PyBytes_AS_STRING(hash), (size_t)PyBytes_GET_SIZE(h)) ==
+            0) {
+        ok = 1;
+        Py_INCREF(hash);
+        *hash_out = hash;
+    }
+    Py_DECREF(h);
+done:
+    for (int k = 0; k < 8; k++) Py_XDECREF(f[k]);
+    return ok;
+}
+
+PyObject *accel_chain_intact(PyObject *self, PyObject *args) {
+    PyObject *events;
+    int check_payloads;
+    if (!PyArg_ParseTuple(args, "Op:chain_intact", &events, &check_payloads)) return NULL;
+    PyObject *seq = PySequence_Fast(events, "events must be a sequence");
+    if (seq == NULL) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    PyObject *stream0 = NULL, *prev = NULL;
+    int ok = 1;
+    for (Py_ssize_t i = 0; i < n && ok == 1; i++) {
+        PyObject *hash = NULL;
+        ok = event_intact(items[i], i, stream0, prev, check_payloads, &hash);
+        if (ok == 1) {
+            if (stream0 == NULL) stream0 = PyObject_GetAttr(items[i], s_stream);
+            if (stream0 == NULL) ok = -1;
+            Py_XDECREF(prev);
+            prev = hash;
+        }
+    }
+    Py_XDECREF(stream0);
+    Py_XDECREF(prev);
+    Py_DECREF(seq);
+    if (ok < 0) return NULL;
+    return PyBool_FromLong(ok);
+}
+
+int accel_chain_init(void) {
+    PyObject *hashlib = PyImport_ImportModule("hashlib");
+    if (hashlib == NULL) return -1;
+    sha256_new = PyObject_GetAttrString(hashlib, "sha256");
+    Py_DECREF(hashlib);
+    s_digest = PyUnicode_InternFromString("digest");
+    s_stream = PyUnicode_InternFromString("stream");
+    s_seq = PyUnicode_InternFromString("seq");
+    s_type = PyUnicode_InternFromString("type");
+    s_producer = PyUnicode_InternFromString("producer");
+    s_key_id = PyUnicode_InternFromString("key_id");
+    s_prev_hash = PyUnicode_InternFromString("prev_hash");
+    s_payload_bytes = PyUnicode_InternFromString("payload_bytes");
+    s_hash = PyUnicode_InternFromString("hash");
+    if (!sha256_new || !s_digest || !s_stream || !s_seq || !s_type || !s_producer ||
+        !s_key_id || !s_prev_hash || !s_payload_bytes || !s_hash)
+        return -1;
+    return 0;
+}
