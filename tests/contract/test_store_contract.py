@@ -933,8 +933,8 @@ def test_seal_rows_decode_a_row_once_and_a_changed_row_anew(store: Store, dealer
     with store.engine.connect() as conn:
         row = conn.execute(sa.text("SELECT * FROM seals")).one()
     for column, value in (("signature", bytes(64)), ("sealed_at_ms", 1_001), ("entries", b"[]")):
-        changed = {**row._mapping, column: value}
-        got = rows.decode(type("Row", (), changed)())
+        changed = tuple({**row._mapping, column: value}.values())  # a row, read by position
+        got = rows.decode(changed)
         assert got is not first["h1"][0]
         assert (got.signature, got.sealed_at_ms, len(got.entries)) == (
             bytes(64) if column == "signature" else s1.signature,
@@ -945,5 +945,5 @@ def test_seal_rows_decode_a_row_once_and_a_changed_row_anew(store: Store, dealer
     assert rows.decode(row) is rows.decode(row)
     small = SealRows(cap=2)
     for i in range(5):
-        small.decode(type("Row", (), {**row._mapping, "seal_id": f"s{i}"})())
+        small.decode(tuple({**row._mapping, "seal_id": f"s{i}"}.values()))
     assert len(small._by_id) <= 2

@@ -432,6 +432,56 @@ def _sqlite_insert(conn: Connection, table: sa.Table, cols: tuple[str, ...]) -> 
     return sql
 
 
+def select_rows(
+    conn: Connection, stmt: sa.Select[Any], ids: Sequence[Any]
+) -> Sequence[Sequence[Any]]:
+    """The rows of ``stmt``, a statement of a hot read path built once whose one
+    parameter is the expanding :data:`IDS`, for ``ids``: tuples (or rows) in the order
+    of its columns, to be read by position.
+
+    On SQLite the statement goes to the driver as SQL compiled once per number of ids,
+    and its rows come back as the driver's tuples: SQLAlchemy's execution and a ``Row``
+    per row were half the cost of an audited range's reads (docs/performance.md, "Store
+    reads past SQLAlchemy"). That path is taken only when no column of the statement
+    converts its values on the way out (a result processor), so what the caller reads
+    is what SQLAlchemy would have given; a driver's error is raised as SQLAlchemy's
+    exception for it. Elsewhere SQLAlchemy executes it."""
+    if is_sqlite(conn):
+        sql = _sqlite_select(conn, stmt, len(ids))
+        if sql is not None:
+            try:
+                return cast(
+                    "Sequence[Sequence[Any]]",
+                    conn.connection.driver_connection.execute(sql, tuple(ids)).fetchall(),  # type: ignore[union-attr]
+                )
+            except sqlite3.Error as e:
+                raise sa_exc.DBAPIError.instance(sql, ids, e, sqlite3.Error) from e
+    return conn.execute(stmt, {"ids": list(ids)}).all()
+
+
+_SQLITE_SELECTS: dict[tuple[int, int], tuple[sa.Select[Any], str | None]] = {}
+
+
+def _sqlite_select(conn: Connection, stmt: sa.Select[Any], n: int) -> str | None:
+    key = (id(stmt), n)
+    kept = _SQLITE_SELECTS.get(key)
+    if kept is not None and kept[0] is stmt:
+        return kept[1]
+    dialect = conn.dialect
+    plain = all(
+        c.type.dialect_impl(dialect).result_processor(dialect, None) is None
+        for c in stmt.selected_columns
+    )
+    compiled = stmt.params(ids=[None] * n).compile(
+        dialect=dialect, compile_kwargs={"render_postcompile": True}
+    )
+    # the ids bound in their order, and nothing else
+    in_order = list(compiled.positiontup or ()) == [f"ids_{i + 1}" for i in range(n)]
+    sql = str(compiled) if plain and in_order and n > 0 else None
+    _SQLITE_SELECTS[key] = (stmt, sql)
+    return sql
+
+
 @contextmanager
 def write_connection(engine: Engine) -> Iterator[Connection]:
     """A connection inside a write transaction: committed on normal exit, rolled back

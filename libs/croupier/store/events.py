@@ -41,7 +41,15 @@ from croupier.errors import ChainError, DuplicateEvent, IdempotencyConflict, Inv
 from croupier.events import GENESIS, SEAL_VERSIONS, Event, Seal, SealEntry, remember_bounded
 from croupier.picklable import ByFields
 from croupier.store import schema, tlog
-from croupier.store.db import IDS, AnyRow, Database, insert_rows, is_sqlite, retryable
+from croupier.store.db import (
+    IDS,
+    AnyRow,
+    Database,
+    insert_rows,
+    is_sqlite,
+    retryable,
+    select_rows,
+)
 
 StreamKind = Literal["hand", "shoe"]
 STREAM_KINDS: tuple[str, ...] = ("hand", "shoe")
@@ -189,7 +197,7 @@ _EVENT_COLS_ALL = (*_EVENT_COLS, _E.c.prev_hash, _E.c.payload, _E.c.hash)
 ``bytes`` on both backends), so a row is ``Event(*row)``."""
 
 
-def _row_event(r: AnyRow) -> Event:
+def _row_event(r: AnyRow | Sequence[Any]) -> Event:
     return Event(*r)
 
 
@@ -249,15 +257,18 @@ def _seal_row(s: Seal) -> dict[str, Any]:
     }
 
 
-def _row_seal(r: AnyRow) -> Seal:
-    raw = canonical.loads(bytes(r.entries))
+def _row_seal(r: AnyRow | Sequence[Any]) -> Seal:
+    """A seal from a row of ``select(seals)``, read by position (a row or the driver's
+    tuple: :func:`~croupier.store.db.select_rows`)."""
+    _seal_id, producer, key_id, sealed_at_ms, entries, signature, version = r
+    raw = canonical.loads(bytes(entries))
     return Seal(
-        producer=r.producer,
-        key_id=r.key_id,
-        sealed_at_ms=int(r.sealed_at_ms),
+        producer=producer,
+        key_id=key_id,
+        sealed_at_ms=int(sealed_at_ms),
         entries=tuple(SealEntry(str(s), int(q), bytes.fromhex(h)) for s, q, h in raw),
-        signature=bytes(r.signature),
-        version=int(r.version),
+        signature=bytes(signature),
+        version=int(version),
     )
 
 
@@ -478,8 +489,8 @@ def read_streams(conn: Connection, stream_ids: Iterable[str]) -> dict[str, list[
     ids = list(dict.fromkeys(stream_ids))
     out: dict[str, list[Event]] = {s: [] for s in ids}
     for chunk in _chunks(ids):
-        for r in conn.execute(_EVENTS_IN, {"ids": chunk}).all():
-            out[r.stream_id].append(_row_event(r))
+        for r in select_rows(conn, _EVENTS_IN, chunk):
+            out[r[0]].append(_row_event(r))
     return out
 
 
@@ -519,20 +530,14 @@ class SealRows:
         self.cap = cap
         self._by_id: dict[str, tuple[tuple[Any, ...], Seal]] = {}
 
-    def decode(self, r: AnyRow) -> Seal:
-        raw = (
-            r.producer,
-            r.key_id,
-            int(r.sealed_at_ms),
-            bytes(r.entries),
-            bytes(r.signature),
-            int(r.version),
-        )
-        kept = self._by_id.get(r.seal_id)
+    def decode(self, r: AnyRow | Sequence[Any]) -> Seal:
+        seal_id, producer, key_id, sealed_at_ms, entries, signature, version = r
+        raw = (producer, key_id, int(sealed_at_ms), bytes(entries), bytes(signature), int(version))
+        kept = self._by_id.get(seal_id)
         if kept is not None and kept[0] == raw:
             return kept[1]
         seal = _row_seal(r)
-        remember_bounded(self._by_id, r.seal_id, (raw, seal), self.cap)
+        remember_bounded(self._by_id, seal_id, (raw, seal), self.cap)
         return seal
 
 
@@ -546,13 +551,13 @@ def seals_for_streams(
     ids = list(dict.fromkeys(stream_ids))
     naming: dict[str, set[str]] = {s: set() for s in ids}
     for chunk in _chunks(ids):
-        for stream_id, seal_id in conn.execute(_NAMING_IN, {"ids": chunk}).all():
+        for stream_id, seal_id in select_rows(conn, _NAMING_IN, chunk):
             naming[stream_id].add(seal_id)
     seal_ids = sorted(set().union(*naming.values()))
     decoded: dict[str, tuple[int, str, Seal]] = {}
     for chunk in _chunks(seal_ids):
-        for r in conn.execute(_SEALS_IN, {"ids": chunk}).all():
-            decoded[r.seal_id] = (int(r.sealed_at_ms), r.seal_id, decode(r))
+        for r in select_rows(conn, _SEALS_IN, chunk):
+            decoded[r[0]] = (int(r[3]), r[0], decode(r))
     return {
         stream_id: [x[2] for x in sorted(decoded[i] for i in sids)]
         for stream_id, sids in naming.items()

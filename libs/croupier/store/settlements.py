@@ -21,7 +21,15 @@ from sqlalchemy.engine import Connection
 from croupier import canonical
 from croupier.errors import IdempotencyConflict, InvalidInput, NotFound
 from croupier.store import schema
-from croupier.store.db import IDS, AnyRow, Database, insert_rows, is_sqlite, retryable
+from croupier.store.db import (
+    IDS,
+    AnyRow,
+    Database,
+    insert_rows,
+    is_sqlite,
+    retryable,
+    select_rows,
+)
 
 CHUNK = 500
 _ST = schema.settlements
@@ -104,15 +112,18 @@ def _check(s: Settlement) -> None:
         raise InvalidInput("settled_at_ms must be a non-negative integer")
 
 
-def _row(r: AnyRow) -> Settlement:
+def _row(r: AnyRow | Sequence[Any]) -> Settlement:
+    """A settlement from a row of ``select(settlements)``, read by position (a row or the
+    driver's tuple: :func:`~croupier.store.db.select_rows`)."""
+    hand_id, variant, table_id, tx_id, record, record_hash, settled_at_ms = r
     return Settlement(
-        hand_id=r.hand_id,
-        variant=r.variant,
-        table_id=r.table_id,
-        tx_id=int(r.tx_id),
-        record=bytes(r.record),
-        record_hash=bytes(r.record_hash),
-        settled_at_ms=int(r.settled_at_ms),
+        hand_id=hand_id,
+        variant=variant,
+        table_id=table_id,
+        tx_id=int(tx_id),
+        record=bytes(record),
+        record_hash=bytes(record_hash),
+        settled_at_ms=int(settled_at_ms),
     )
 
 
@@ -274,11 +285,12 @@ def settlements_with_postings(
     out: dict[str, tuple[Settlement, tuple[tuple[str, int], ...]]] = {}
     for i in range(0, len(hand_ids), 500):
         chunk = list(hand_ids[i : i + 500])
-        rows = {r.hand_id: _row(r) for r in conn.execute(_ST_IN, {"ids": chunk}).all()}
+        rows = {r[0]: _row(r) for r in select_rows(conn, _ST_IN, chunk)}
         lines: dict[int, list[tuple[str, int]]] = {}
         if rows:
-            for r in conn.execute(_POSTINGS_IN, {"ids": [r.tx_id for r in rows.values()]}).all():
-                lines.setdefault(int(r.tx_id), []).append((str(r.account), int(r.amount)))
+            txs = [r.tx_id for r in rows.values()]
+            for tx, account, amount in select_rows(conn, _POSTINGS_IN, txs):
+                lines.setdefault(int(tx), []).append((str(account), int(amount)))
         for hid, st in rows.items():
             out[hid] = (st, tuple(lines.get(st.tx_id, ())))
     return out
