@@ -19,7 +19,6 @@ def house_rows(
     version: int,
     /,
 ) -> HouseRows | None: ...
-
 def canonical_text(data: bytes, /) -> bool: ...
 def event_hash(
     stream: str,
