@@ -708,6 +708,9 @@ static PyMethodDef methods[] = {
     {"canonical_text", accel_canonical_text, METH_O,
      "Whether bytes are provably canonical JSON with an object at the top (False: not "
      "proven; croupier.canonical decides)."},
+    {"plain_value", accel_plain_value, METH_O,
+     "Whether a value holds only exact JSON types canonical JSON writes (False: not "
+     "proven; croupier.canonical decides)."},
     {"event_hash", accel_event_hash, METH_VARARGS,
      "An event's hash from its fields (croupier.events), or None where the pure path "
      "must compute it."},

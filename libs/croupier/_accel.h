@@ -7,6 +7,7 @@
 /* _accel_chain.c: canonical text and the event chain */
 int accel_chain_init(void);
 PyObject *accel_canonical_text(PyObject *self, PyObject *arg);
+PyObject *accel_plain_value(PyObject *self, PyObject *arg);
 PyObject *accel_event_hash(PyObject *self, PyObject *args);
 PyObject *accel_chain_intact(PyObject *self, PyObject *args);
 

@@ -11,6 +11,10 @@
  * nesting at most MAX_DEPTH deep. A key with an escape in it is not compared here (its
  * order is of the decoded text): such a text is "not proven".
  *
+ * plain_value(value) -> bool: True when ``value`` holds only exact dicts with str keys,
+ * lists, tuples, strs, ints, bools and None (what croupier.canonical._valid accepts
+ * without its slow walk); False: the pure path decides.
+ *
  * event_hash(stream, seq, type, producer, key_id, prev, payload) -> bytes | None: the
  * hash croupier.events._event_hash(_header(...), payload) computes -- SHA-256 (Python's
  * hashlib) over the tag, the canonical header and the payload -- or None where a name
@@ -224,6 +228,38 @@ PyObject *accel_canonical_text(PyObject *self, PyObject *arg) {
     if (!PyBytes_CheckExact(arg)) Py_RETURN_FALSE;
     if (canonical_object(PyBytes_AS_STRING(arg), PyBytes_GET_SIZE(arg))) Py_RETURN_TRUE;
     Py_RETURN_FALSE;
+}
+
+/* ------------------------------------------------------------------ plain values */
+
+/* 1 when ``v`` holds only what canonical JSON writes as itself -- a dict with str keys,
+ * a list or tuple, str, int, bool, None, each of exactly that type -- at most MAX_DEPTH
+ * deep; 0 otherwise (a float, a subclass, another type: the pure path's walk decides). */
+static int plain_value(PyObject *v, int depth) {
+    PyTypeObject *t = Py_TYPE(v);
+    if (t == &PyUnicode_Type || t == &PyLong_Type || t == &PyBool_Type || v == Py_None)
+        return 1;
+    if (depth >= MAX_DEPTH) return 0;
+    if (t == &PyDict_Type) {
+        Py_ssize_t pos = 0;
+        PyObject *k, *x;
+        while (PyDict_Next(v, &pos, &k, &x))
+            if (!PyUnicode_CheckExact(k) || !plain_value(x, depth + 1)) return 0;
+        return 1;
+    }
+    if (t == &PyList_Type || t == &PyTuple_Type) {
+        /* a list cannot change under the walk: nothing here runs Python code */
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
+        PyObject **items = PySequence_Fast_ITEMS(v);
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (!plain_value(items[i], depth + 1)) return 0;
+        return 1;
+    }
+    return 0;
+}
+
+PyObject *accel_plain_value(PyObject *self, PyObject *arg) {
+    return PyBool_FromLong(plain_value(arg, 0));
 }
 
 /* ------------------------------------------------------------------ event hash */

@@ -73,10 +73,15 @@ def _valid(value: JSONValue) -> bool:
     return False
 
 
+_plain = _valid if _native is None else _native.plain_value
+""":func:`_valid`, natively where the accelerator is built (the same answer, or
+``False`` past 64 levels, where the slow walk then decides)."""
+
+
 def dumps(value: JSONValue, *, check: bool = True) -> bytes:
     """Serialise ``value`` canonically. ``check=False`` skips the float/type walk for
     values the caller built itself from validated parts."""
-    if check and not _valid(value):
+    if check and not _plain(value):
         _check(value, "")
     try:
         return orjson.dumps(value, option=_ORJSON_OPTIONS)

@@ -196,6 +196,50 @@ def test_only_exact_bytes_are_read() -> None:
     assert native.canonical_text("{}") is False
 
 
+# ------------------------------------------------------------------ plain values
+
+
+class _Str(str):
+    pass
+
+
+class _Int(int):
+    pass
+
+
+class _Dict(dict):  # type: ignore[type-arg]
+    pass
+
+
+_odd = st.sampled_from([1.5, _Str("s"), _Int(2), _Dict(), b"x", object(), {1: 2}, {("k",): 1}])
+_mixed = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(2**80), 2**80), st.text(max_size=4), _odd),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.lists(inner, max_size=4).map(tuple),
+        st.dictionaries(st.text(max_size=3), inner, max_size=4),
+    ),
+    max_leaves=15,
+)
+
+
+@settings(max_examples=500)
+@given(_mixed)
+def test_plain_value_is_the_pure_walk(value: Any) -> None:
+    assert native.plain_value(value) is canonical._valid(value)
+
+
+def test_plain_value_leaves_deep_values_to_the_pure_walk() -> None:
+    deep: Any = 1
+    for _ in range(64):
+        deep = [deep]
+    assert native.plain_value(deep) is True
+    assert native.plain_value([deep]) is False  # 65 levels: not proven
+    assert (
+        canonical._valid([deep]) is True and canonical.dumps([deep]) == b"[" * 65 + b"1" + b"]" * 65
+    )
+
+
 # ------------------------------------------------------------------ event hash
 
 _names = st.one_of(
