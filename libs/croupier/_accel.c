@@ -714,6 +714,11 @@ static PyMethodDef methods[] = {
     {"event_hash", accel_event_hash, METH_VARARGS,
      "An event's hash from its fields (croupier.events), or None where the pure path "
      "must compute it."},
+    {"bind_event", accel_bind_event, METH_VARARGS,
+     "The event class and its fields' names, in order (croupier.events, once)."},
+    {"new_event", (PyCFunction)(void (*)(void))accel_new_event, METH_FASTCALL,
+     "An event from its eight fields, as its class's __init__ builds it."},
+    {"events_of", accel_events_of, METH_O, "Events from rows of their eight fields."},
     {"chain_intact", accel_chain_intact, METH_VARARGS,
      "Whether one stream's events are proven intact (False: not proven; "
      "croupier.events.verify_chain decides and names what is wrong)."},

@@ -9,6 +9,9 @@ int accel_chain_init(void);
 PyObject *accel_canonical_text(PyObject *self, PyObject *arg);
 PyObject *accel_plain_value(PyObject *self, PyObject *arg);
 PyObject *accel_event_hash(PyObject *self, PyObject *args);
+PyObject *accel_bind_event(PyObject *self, PyObject *args);
+PyObject *accel_new_event(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *accel_events_of(PyObject *self, PyObject *rows);
 PyObject *accel_chain_intact(PyObject *self, PyObject *args);
 
 #endif

@@ -1,6 +1,7 @@
 # The native accelerator's interface (libs/croupier/_accel.c; croupier.accel).
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
+from typing import Any
 
 HouseRows = tuple[
     bytes, tuple[str, ...], dict[str, int], dict[str, int], int, dict[str, int], dict[str, int]
@@ -31,4 +32,17 @@ def event_hash(
     payload: bytes,
     /,
 ) -> bytes | None: ...
+def bind_event(cls: type, names: tuple[str, ...], /) -> None: ...
+def new_event(
+    stream: str,
+    seq: int,
+    type_: str,
+    producer: str,
+    key_id: str,
+    prev_hash: bytes,
+    payload_bytes: bytes,
+    hash_: bytes,
+    /,
+) -> Any: ...
+def events_of(rows: Iterable[Sequence[Any]], /) -> list[Any]: ...
 def chain_intact(events: Sequence[object], check_payloads: bool, /) -> bool: ...

@@ -20,6 +20,10 @@
  * hashlib) over the tag, the canonical header and the payload -- or None where a name
  * would need a JSON escape or seq is not a plain int (the pure path then computes it).
  *
+ * bind_event(cls, names), new_event(*fields), events_of(rows): events built as the frozen
+ * dataclass's __init__ builds them (each slot set once, nothing checked), without its
+ * eight calls of object.__setattr__.
+ *
  * chain_intact(events, check_payloads) -> bool: True when croupier.events.verify_chain
  * would accept ``events`` (one stream, seq 0.., each previous hash the one before's
  * hash, each payload canonical with an object at its top when ``check_payloads``, each
@@ -28,6 +32,7 @@
 #include "_accel.h"
 
 #include <string.h>
+#include <structmember.h>
 
 #define MAX_DEPTH 64
 #define MAX_DIGITS 18
@@ -362,6 +367,103 @@ PyObject *accel_event_hash(PyObject *self, PyObject *args) {
     PyObject *h = event_hash_of(stream, seq, type, producer, key_id, prev, payload);
     if (h == NULL && !PyErr_Occurred()) Py_RETURN_NONE;
     return h;
+}
+
+/* ------------------------------------------------------------------ events */
+
+/* The Event class and its eight fields' slots, in the order of its fields (bind_event):
+ * an event is built as its frozen __init__ builds it -- each slot set once, no check --
+ * without the eight calls of object.__setattr__. */
+#define EVENT_FIELDS 8
+static PyTypeObject *event_type;
+static PyMemberDef *event_slots[EVENT_FIELDS];
+
+PyObject *accel_bind_event(PyObject *self, PyObject *args) {
+    PyObject *cls, *names;
+    if (!PyArg_ParseTuple(args, "O!O!:bind_event", &PyType_Type, &cls, &PyTuple_Type, &names))
+        return NULL;
+    if (PyTuple_GET_SIZE(names) != EVENT_FIELDS) {
+        PyErr_Format(PyExc_ValueError, "an event has %d fields", EVENT_FIELDS);
+        return NULL;
+    }
+    PyMemberDef *slots[EVENT_FIELDS];
+    for (int i = 0; i < EVENT_FIELDS; i++) {
+        PyObject *d = PyObject_GetAttr(cls, PyTuple_GET_ITEM(names, i));
+        if (d == NULL) return NULL;
+        int ok = Py_IS_TYPE(d, &PyMemberDescr_Type);
+        if (ok) {
+            PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+            ok = m->type == T_OBJECT_EX && !(m->flags & READONLY) &&
+                 ((PyMemberDescrObject *)d)->d_common.d_type == (PyTypeObject *)cls;
+            slots[i] = m;
+        }
+        Py_DECREF(d);
+        if (!ok) {
+            PyErr_Format(PyExc_TypeError, "%R is not a slot of %R", PyTuple_GET_ITEM(names, i),
+                         cls);
+            return NULL;
+        }
+    }
+    Py_INCREF(cls);
+    Py_XSETREF(event_type, (PyTypeObject *)cls);
+    memcpy(event_slots, slots, sizeof slots);
+    Py_RETURN_NONE;
+}
+
+static PyObject *event_of(PyObject *const *fields) {
+    PyObject *e = event_type->tp_alloc(event_type, 0);
+    if (e == NULL) return NULL;
+    for (int i = 0; i < EVENT_FIELDS; i++) {
+        if (PyMember_SetOne((char *)e, event_slots[i], fields[i]) < 0) {
+            Py_DECREF(e);
+            return NULL;
+        }
+    }
+    return e;
+}
+
+static int event_bound(void) {
+    if (event_type != NULL) return 1;
+    PyErr_SetString(PyExc_RuntimeError, "bind_event() was not called");
+    return 0;
+}
+
+PyObject *accel_new_event(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (!event_bound()) return NULL;
+    if (nargs != EVENT_FIELDS) {
+        PyErr_Format(PyExc_TypeError, "new_event takes %d fields, not %zd", EVENT_FIELDS,
+                     nargs);
+        return NULL;
+    }
+    return event_of(args);
+}
+
+PyObject *accel_events_of(PyObject *self, PyObject *rows) {
+    if (!event_bound()) return NULL;
+    PyObject *seq = PySequence_Fast(rows, "rows must be a sequence");
+    if (seq == NULL) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *out = PyList_New(n);
+    if (out == NULL) goto fail;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *row = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, i), "a row must be a sequence");
+        if (row == NULL) goto fail;
+        PyObject *e = NULL;
+        if (PySequence_Fast_GET_SIZE(row) != EVENT_FIELDS)
+            PyErr_Format(PyExc_TypeError, "a row of %zd values for an event's %d fields",
+                         PySequence_Fast_GET_SIZE(row), EVENT_FIELDS);
+        else
+            e = event_of(PySequence_Fast_ITEMS(row));
+        Py_DECREF(row);
+        if (e == NULL) goto fail;
+        PyList_SET_ITEM(out, i, e);
+    }
+    Py_DECREF(seq);
+    return out;
+fail:
+    Py_XDECREF(out);
+    Py_DECREF(seq);
+    return NULL;
 }
 
 /* ------------------------------------------------------------------ the chain */

@@ -148,16 +148,16 @@ class Event(ByFields):
                 # fields of their exact types need no conversion: the slots are set
                 # directly, as the frozen class's __init__ would (a bus message's
                 # decode rebuilds every event of the hand: half the cost of the call)
-                e = _NEW(Event)
-                _SET_STREAM(e, head[0])
-                _SET_SEQ(e, head[1])
-                _SET_TYPE(e, head[2])
-                _SET_PRODUCER(e, head[3])
-                _SET_KEY_ID(e, head[4])
-                _SET_PREV(e, bytes.fromhex(d["prev"]))
-                _SET_PAYLOAD(e, encode(d["payload"]))
-                _SET_HASH(e, bytes.fromhex(d["hash"]))
-                return e
+                return event_of_fields(
+                    head[0],
+                    head[1],
+                    head[2],
+                    head[3],
+                    head[4],
+                    bytes.fromhex(d["prev"]),
+                    encode(d["payload"]),
+                    bytes.fromhex(d["hash"]),
+                )
             return cls(
                 stream=str(d["stream"]),
                 seq=int(d["seq"]),
@@ -190,6 +190,47 @@ _SET_PREV, _SET_PAYLOAD, _SET_HASH = (
 )
 
 
+def _event_of_fields(
+    stream: str,
+    seq: int,
+    type_: str,
+    producer: str,
+    key_id: str,
+    prev_hash: bytes,
+    payload_bytes: bytes,
+    hash_: bytes,
+) -> Event:
+    e = _NEW(Event)
+    _SET_STREAM(e, stream)
+    _SET_SEQ(e, seq)
+    _SET_TYPE(e, type_)
+    _SET_PRODUCER(e, producer)
+    _SET_KEY_ID(e, key_id)
+    _SET_PREV(e, prev_hash)
+    _SET_PAYLOAD(e, payload_bytes)
+    _SET_HASH(e, hash_)
+    return e
+
+
+def _events_of_rows(rows: Iterable[Sequence[Any]]) -> list[Event]:
+    return [Event(*r) for r in rows]
+
+
+if _native is not None:
+    _native.bind_event(Event, tuple(f.name for f in dataclasses.fields(Event)))
+event_of_fields: Callable[[str, int, str, str, str, bytes, bytes, bytes], Event] = (
+    _event_of_fields if _native is None else _native.new_event
+)
+"""An event from its eight fields, of their exact types and already checked, built as
+the frozen class's ``__init__`` builds it (each slot set once) without its calls of
+``object.__setattr__``: natively where the accelerator is built. A bus message's decode,
+a store read and :func:`make_event` build every event of a hand this way."""
+events_of_rows: Callable[[Iterable[Sequence[Any]]], list[Event]] = (
+    _events_of_rows if _native is None else _native.events_of
+)
+"""Events from rows of their eight fields in :class:`Event`'s order (a store read)."""
+
+
 def make_event(
     stream: str,
     seq: int,
@@ -205,7 +246,7 @@ def make_event(
         raise InvalidInput("prev_hash must be 32 bytes")
     body = canonical.dumps(payload)
     h = _hash_of(stream, seq, type_, producer, key_id, prev_hash, body)
-    return Event(stream, seq, type_, producer, key_id, prev_hash, body, h)
+    return event_of_fields(stream, seq, type_, producer, key_id, prev_hash, body, h)
 
 
 SEAL_ENTRY_TAG = b"croupier:seal-entry:v2\n"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import pickle
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -277,6 +278,80 @@ def test_event_hash_declines_what_it_does_not_take() -> None:
         assert native.event_hash(*args[:i], bad, *args[i + 1 :]) is None
     with pytest.raises(TypeError):
         native.event_hash(*args[:6])
+
+
+# ------------------------------------------------------------------ events built natively
+
+_fields = st.tuples(
+    _names,
+    st.integers(-(2**70), 2**70),
+    _names,
+    _names,
+    _names,
+    st.binary(max_size=40),
+    st.binary(max_size=80),
+    st.one_of(st.binary(max_size=40), st.none(), st.integers()),  # not checked, as __init__
+)
+
+
+@settings(max_examples=300)
+@given(st.lists(_fields, max_size=10))
+def test_events_built_natively_are_the_classs_own(rows: list[tuple[Any, ...]]) -> None:
+    built = native.events_of(rows)
+    assert built == [Event(*r) for r in rows] == [native.new_event(*r) for r in rows]
+    assert native.events_of([list(r) for r in rows]) == built  # a row of any sequence type
+    for e, r in zip(built, rows, strict=True):
+        assert type(e) is Event and hash(e) == hash(Event(*r)) and repr(e) == repr(Event(*r))
+        assert [getattr(e, f) for f in FIELDS] == list(r)
+        assert pickle.loads(pickle.dumps(e)) == e
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            e.seq = 1  # type: ignore[misc]
+    assert events_mod.events_of_rows is native.events_of
+    assert events_mod.event_of_fields is native.new_event
+
+
+def test_a_row_that_is_not_an_events_fields_is_refused() -> None:
+    r = ("h1", 0, "t", "p", "k", bytes(32), b"{}", bytes(32))
+    with pytest.raises(TypeError):
+        native.events_of([r[:7]])
+    with pytest.raises(TypeError):
+        native.events_of([r, 5])
+    with pytest.raises(TypeError):
+        native.events_of(5)
+    with pytest.raises(TypeError):
+        native.new_event(*r[:7])
+    with pytest.raises(ValueError):
+        native.bind_event(Event, tuple(FIELDS[:7]))
+    with pytest.raises(TypeError):
+        native.bind_event(
+            Event,
+            (
+                "stream",
+                "seq",
+                "type",
+                "producer",
+                "key_id",
+                "prev_hash",
+                "payload_bytes",
+                "payload",
+            ),
+        )  # a property, not a slot
+    assert native.new_event(*r) == Event(*r)  # still bound to Event after the refusals
+
+
+def test_native_events_are_collected() -> None:
+    import gc
+    import weakref
+
+    class Box:
+        pass
+
+    box = Box()
+    e = native.new_event("h1", 0, "t", "p", "k", bytes(32), b"{}", box)
+    ref = weakref.ref(box)
+    del box, e
+    gc.collect()
+    assert ref() is None
 
 
 # ------------------------------------------------------------------ the chain

@@ -38,7 +38,15 @@ from sqlalchemy.engine import Connection
 
 from croupier import canonical
 from croupier.errors import ChainError, DuplicateEvent, IdempotencyConflict, InvalidInput, NotFound
-from croupier.events import GENESIS, SEAL_VERSIONS, Event, Seal, SealEntry, remember_bounded
+from croupier.events import (
+    GENESIS,
+    SEAL_VERSIONS,
+    Event,
+    Seal,
+    SealEntry,
+    events_of_rows,
+    remember_bounded,
+)
 from croupier.picklable import ByFields
 from croupier.store import schema, tlog
 from croupier.store.db import (
@@ -489,8 +497,8 @@ def read_streams(conn: Connection, stream_ids: Iterable[str]) -> dict[str, list[
     ids = list(dict.fromkeys(stream_ids))
     out: dict[str, list[Event]] = {s: [] for s in ids}
     for chunk in _chunks(ids):
-        for r in select_rows(conn, _EVENTS_IN, chunk):
-            out[r[0]].append(_row_event(r))
+        for e in events_of_rows(select_rows(conn, _EVENTS_IN, chunk)):
+            out[e.stream].append(e)
     return out
 
 
