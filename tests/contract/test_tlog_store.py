@@ -158,3 +158,17 @@ def test_the_log_tables_are_append_only(store: Store, dealer: Signer, table: str
         with pytest.raises(sa.exc.DBAPIError) as err, store.engine.begin() as conn:
             conn.exec_driver_sql(sql)
         assert "append-only" in str(err.value)
+
+
+def test_leaf_seals_give_each_leaf_its_stored_seal(store: Store, dealer: Signer) -> None:
+    """The log as the auditor replays it (``croupier audit --all``): each leaf with the
+    seal stored under its id, decoded from the joined row as from the seal's own."""
+    sealed: list[Seal] = []
+    for i in range(5):
+        infos, evs, seals = _batch(dealer, i)
+        store.append(evs, seals, infos)
+        sealed += seals
+    got = store.leaf_seals()
+    assert [(n, sid) for n, sid, _ in got] == [(n, s.seal_id) for n, s in enumerate(sealed)]
+    assert [s for _, _, s in got] == sealed
+    assert [s for _, _, s in store.leaf_seals(after=2, limit=1)] == sealed[3:4]

@@ -193,7 +193,7 @@ def leaf_seals(
         .limit(limit)
     )
     return [
-        (int(r.leaf_index), str(r[1]), _row_seal(r) if r.signature is not None else None)
+        (int(r.leaf_index), str(r[1]), _row_seal(r[2:]) if r.signature is not None else None)
         for r in conn.execute(q)
     ]
 
