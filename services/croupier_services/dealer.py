@@ -209,9 +209,10 @@ def write_all(
     records' insert finds an id already taken by itself:
     :func:`croupier.store.requests.put_requests`). Returns the tables whose remembered
     grants are out of date."""
-    for w in writes:
-        for t, token in w.fences:
-            tx.fence(t, token)
+    # in the tables' order, as a lease renewal locks them (no two transactions wait on
+    # each other's rows)
+    for t, token in sorted({f for w in writes for f in w.fences}):
+        tx.fence(t, token)
     stale = check_grants(tx, writes)
     events: list[Event] = []
     seals_all: list[Seal] = []
@@ -644,8 +645,12 @@ class DealerCore:
         tick_s = max(own.ttl_ms / 3000, 0.01)
         while not stop.is_set():
             try:
+                held = own.held()
+                # the store's transaction off the event loop: calls at every table go on
+                # while it runs (or waits on a lease row another transaction holds)
+                answer = await asyncio.to_thread(own.renew, held)
                 async with self.lock:
-                    lost = own.renew_all()
+                    lost = own.apply_renewal(held, answer)
                     for t in lost:
                         async with self.table_lock(t):
                             if t not in own.leases:  # not taken again meanwhile
@@ -847,14 +852,14 @@ class DealerCore:
                 continue
             async with self.lock, self.table_lock(table_id):  # the locking rule's order
                 try:
-                    self.take(table_id)
+                    await self.take(table_id)
                 except TableOwnedElsewhere:
                     continue  # another replica adopted it first
             taken.append(table_id)
             log.info("adopted table %s, left with an unfinished hand by its owner", table_id)
         return taken
 
-    def take(self, table_id: str) -> None:
+    async def take(self, table_id: str) -> None:
         """On a replica, before a call on ``table_id`` touches memory: make sure this
         replica holds the table's lease. A lease it holds and believes live is used as
         is (the write's fence is the final check). Otherwise the lease is claimed —
@@ -862,14 +867,17 @@ class DealerCore:
         routed there), an expired or released one is taken — and, when that is a new
         tenure (a new token), the table is rebuilt from the log, open hand and bets
         included: whatever this replica held in memory may be older than what the
-        previous owner wrote. Call with the table's lock held."""
+        previous owner wrote. The claim's transaction runs off the event loop (it may
+        wait on the lease row a paused holder keeps locked), the rest on it. Call with
+        the table's lock held."""
         own = self.ownership
         if own is None:
             return
         held = own.leases.get(table_id)
         if held is not None and held.live(own.clock_ms()) and table_id in self.fences:
             return
-        lease = own.claim(table_id)
+        lease = await asyncio.to_thread(own.acquire, table_id)
+        own.leases[table_id] = lease
         if held is not None and held.token == lease.token and table_id in self.fences:
             return
         self.drop(table_id)
@@ -1195,7 +1203,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                 if owned is not None:
                     self.core.rebuild_pending(owned)  # after a failed commit, if not yet
                 if self.core.ownership is not None and owned is not None:
-                    self.core.take(owned)  # a replica: the table is ours, or routed
+                    await self.core.take(owned)  # a replica: the table is ours, or routed
                 if hand_id is not None and request.HasField("expected_seq"):
                     expected = limits.expected_seq(request.expected_seq)
                     last = self.dealer.hand(hand_id).writer.next_seq - 1

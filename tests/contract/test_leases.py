@@ -224,3 +224,25 @@ def test_orphaned_tables_are_open_with_an_unfinished_hand_and_no_live_lease(
     assert store.orphaned_tables(2_000, limit=1) == [("dead", "blackjack.multi")]
     store.acquire_lease("dead", "dealer-b", "b", TTL, 2_000)  # adopted: no longer orphaned
     assert store.orphaned_tables(2_400) == [("released", "blackjack.multi")]
+
+
+def test_every_held_lease_renewed_in_one_transaction(store: Store) -> None:
+    """``renew_leases``: every lease as held renewed at once, past one statement's chunk
+    of ids; one taken over, one released and one extended by its holder since it was
+    read are not renewed (and not changed)."""
+    held = {
+        f"t{i:04d}": store.acquire_lease(f"t{i:04d}", "dealer-a", "a", TTL, 0) for i in range(1_001)
+    }
+    store.release_lease("t0500", "dealer-a", held["t0500"].token, 100)
+    store.acquire_lease("t0500", "dealer-b", "b", TTL, 200)  # taken over
+    store.release_lease("t0007", "dealer-a", held["t0007"].token, 300)
+    extended = store.acquire_lease("t0999", "dealer-a", "a", TTL, 300)
+    renewed, lost = store.renew_leases(held, "dealer-a", TTL, 400)
+    assert lost == ["t0007", "t0500", "t0999"]
+    assert sorted(renewed) == sorted(set(held) - set(lost))
+    assert all(lease.expires_at_ms == 400 + TTL for lease in renewed.values())
+    assert store.current_lease("t0001", 400 + TTL - 1) == renewed["t0001"]
+    assert store.current_lease("t0007", 401) is None
+    assert store.current_lease("t0500", 401).owner == "dealer-b"  # type: ignore[union-attr]
+    assert store.current_lease("t0999", 401) == extended
+    assert store.renew_leases({}, "dealer-a", TTL, 500) == ({}, [])

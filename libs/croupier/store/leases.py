@@ -21,6 +21,8 @@ Semantics (every time is supplied by the caller in ms; the library reads no cloc
 * :func:`renew` — extend a live lease the caller holds with the given token; a lease
   that expired, was released or was taken over raises
   :class:`~croupier.errors.StaleFencingToken` (the caller must stop writing).
+  :func:`renew_many` renews every lease a replica holds in one transaction and says
+  which were lost.
 * :func:`release` — end the caller's lease now (drain); the row and its token stay so
   the next owner gets a larger token.
 * :func:`current` — the live lease of a table, or ``None``.
@@ -38,6 +40,7 @@ process paused inside its write transaction holds the whole database until it co
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,7 +50,7 @@ from sqlalchemy.engine import Connection
 
 from croupier.errors import InvalidInput, StaleFencingToken, TableOwnedElsewhere
 from croupier.store import schema
-from croupier.store.db import AnyRow, Database, is_sqlite
+from croupier.store.db import IDS, AnyRow, Database, is_sqlite
 
 _L = schema.table_leases
 
@@ -174,6 +177,61 @@ def renew(
     return Lease(table_id, owner, cur.address, token, now_ms + ttl_ms)
 
 
+def renew_many(
+    conn: Connection, held: Mapping[str, Lease], owner: str, ttl_ms: int, now_ms: int
+) -> tuple[dict[str, Lease], list[str]]:
+    """Renew every lease in ``held`` (table -> the lease as its holder knows it) in one
+    transaction: the rows read (and on PostgreSQL locked, in the tables' order) a chunk
+    of ids per statement, and those still exactly as held — ``owner``'s, the same
+    token, the same expiry, live — extended by one ``UPDATE`` per chunk. Returns the
+    renewed leases, and the tables whose lease was not renewed, in ``held``'s order:
+    lost (expired, released or taken over: :func:`renew` would raise
+    :class:`~croupier.errors.StaleFencingToken`), or changed by its holder since it was
+    read (a release or a claim made while the renewal ran: the newer fact stays, not
+    undone by a renewal that read the clock before it)."""
+    for table_id in held:
+        _check(table_id, owner, ttl_ms)
+    q = _ROWS if is_sqlite(conn) else _ROWS_LOCKED
+    ids = sorted(held)
+    current: dict[str, Lease] = {}
+    for i in range(0, len(ids), _CHUNK):
+        for r in conn.execute(q, {"ids": ids[i : i + _CHUNK]}):
+            current[r.table_id] = _lease(r)
+    renewed: dict[str, Lease] = {}
+    lost: list[str] = []
+    for table_id, lease in held.items():
+        cur = current.get(table_id)
+        if cur is None or cur != lease or cur.owner != owner or not cur.live(now_ms):
+            lost.append(table_id)
+        else:
+            renewed[table_id] = Lease(table_id, owner, cur.address, lease.token, now_ms + ttl_ms)
+    keep = list(renewed)
+    for i in range(0, len(keep), _CHUNK):
+        conn.execute(
+            sa.update(_L)
+            .where(_L.c.table_id.in_(keep[i : i + _CHUNK]))
+            .values(expires_at_ms=now_ms + ttl_ms)
+        )
+    return renewed, lost
+
+
+_CHUNK = 500
+_ROWS = sa.select(_L).where(_L.c.table_id.in_(IDS))
+# locked in the tables' order, as a group commit's fences lock them: two transactions
+# that lock several lease rows never wait on each other's
+_ROWS_LOCKED = (
+    sa.select(
+        _L,
+        sa.func.set_config(
+            "idle_in_transaction_session_timeout", str(PAUSED_HOLDER_LIMIT_MS), True
+        ),
+    )
+    .where(_L.c.table_id.in_(IDS))
+    .order_by(_L.c.table_id)
+    .with_for_update()
+)
+
+
 def release(conn: Connection, table_id: str, owner: str, token: int, now_ms: int) -> bool:
     """End ``owner``'s lease now; ``False`` if it was not (or no longer) theirs."""
     cur = _locked(conn, table_id)
@@ -239,6 +297,15 @@ class LeaseStore(Database):
     def renew_lease(self, table_id: str, owner: str, token: int, ttl_ms: int, now_ms: int) -> Lease:
         with self._write() as conn:
             return renew(conn, table_id, owner, token, ttl_ms, now_ms)
+
+    def renew_leases(
+        self, held: Mapping[str, Lease], owner: str, ttl_ms: int, now_ms: int
+    ) -> tuple[dict[str, Lease], list[str]]:
+        """:func:`renew_many`: every held lease renewed in one transaction."""
+        if not held:
+            return {}, []
+        with self._write() as conn:
+            return renew_many(conn, held, owner, ttl_ms, now_ms)
 
     def release_lease(self, table_id: str, owner: str, token: int, now_ms: int) -> bool:
         with self._write() as conn:
