@@ -8,7 +8,11 @@ setup(
     ext_modules=[
         Extension(
             "croupier._accel",
-            ["libs/croupier/_accel.c", "libs/croupier/_accel_chain.c"],
+            [
+                "libs/croupier/_accel.c",
+                "libs/croupier/_accel_chain.c",
+                "libs/croupier/_accel_baccarat.c",
+            ],
             depends=["libs/croupier/_accel.h"],
             optional=True,
             extra_compile_args=["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],

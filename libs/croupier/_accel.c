@@ -1,5 +1,6 @@
 /* croupier._accel: the optional native path of the house settlement (this file, which
- * holds the module) and of canonical text and the event chain (_accel_chain.c).
+ * holds the module), of canonical text and the event chain (_accel_chain.c) and of a
+ * baccarat hand's steps (_accel_baccarat.c).
  *
  * One function, house_rows(), computes what croupier.money.settle._settle_exact_rows
  * computes for wagers against the house whose rake is on each participant's net (no
@@ -719,6 +720,10 @@ static PyMethodDef methods[] = {
     {"new_event", (PyCFunction)(void (*)(void))accel_new_event, METH_FASTCALL,
      "An event from its eight fields, as its class's __init__ builds it."},
     {"events_of", accel_events_of, METH_O, "Events from rows of their eight fields."},
+    {"baccarat_steps", accel_baccarat_steps, METH_VARARGS,
+     "A baccarat hand's events after hand.opened stepped as the engine steps them: the "
+     "state's fields, or None where the pure engine must step them "
+     "(croupier.games.baccarat.engine)."},
     {"chain_intact", accel_chain_intact, METH_VARARGS,
      "Whether one stream's events are proven intact (False: not proven; "
      "croupier.events.verify_chain decides and names what is wrong)."},
@@ -744,6 +749,6 @@ PyMODINIT_FUNC PyInit__accel(void) {
         return NULL;
     fraction_type = PyObject_GetAttrString(fractions, "Fraction");
     Py_DECREF(fractions);
-    if (!fraction_type || accel_chain_init() < 0) return NULL;
+    if (!fraction_type || accel_chain_init() < 0 || accel_baccarat_init() < 0) return NULL;
     return PyModule_Create(&module);
 }

@@ -14,4 +14,8 @@ PyObject *accel_new_event(PyObject *self, PyObject *const *args, Py_ssize_t narg
 PyObject *accel_events_of(PyObject *self, PyObject *rows);
 PyObject *accel_chain_intact(PyObject *self, PyObject *args);
 
+/* _accel_baccarat.c: a baccarat hand's events stepped */
+int accel_baccarat_init(void);
+PyObject *accel_baccarat_steps(PyObject *self, PyObject *args);
+
 #endif

@@ -16,11 +16,17 @@ reference, which is always kept. What it computes natively:
   ``Event.recompute_hash``), and a whole stream's chain check
   (:func:`croupier.events.verify_chain`). These answer "proven" or "not proven", never
   "bad": what they do not prove, the pure path decides and words.
+* a baccarat hand's events stepped (``libs/croupier/_accel_baccarat.c``,
+  :meth:`croupier.games.baccarat.engine.BaccaratEngine.fast_steps`, which
+  :meth:`~croupier.games.base.Engine.replay` and the audit try first): the bets, the
+  close of betting, the cards in the drawing order and the close, under the engine's own
+  tables of who draws; "not proven" leaves every event to the pure engine's ``step``.
 
 The native result is the pure path's byte for byte:
 ``tests/property/test_accel_differential.py`` compares the two over every variant's hands
 and over random wagers, ``tests/property/test_accel_chain.py`` over random and mutated
-JSON texts and event chains (hypothesis).
+JSON texts and event chains (hypothesis), ``tests/property/test_accel_baccarat.py`` over a
+corpus of legal and spoilt baccarat hands under four configs.
 
 ``CROUPIER_NATIVE=0`` in the environment turns it off for a process (a comparison, or
 a doubt); ``CROUPIER_NATIVE=require`` makes its absence an error at import (CI, which

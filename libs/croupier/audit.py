@@ -215,19 +215,23 @@ def audit_hand(
         rolled: dict[int, tuple[list[int], list[int], int]] = {}  # roll -> (faces, dice, seq)
         outcome_ev: Event | None = None
         settled_ev: Event | None = None
+        owned: list[tuple[Event, dict[str, Any]]] = []
         for ev, p in zip(hev[1:], hp[1:], strict=True):
             if ev.type == g.HAND_OUTCOME:
                 outcome_ev = ev
-                continue
-            if ev.type == g.HAND_SETTLED:
+            elif ev.type == g.HAND_SETTLED:
                 settled_ev = ev
-                continue
-            if ev.type == g.HAND_VOIDED:
-                continue  # checked against the ledger by reconcile()
-            try:
-                eng.step(state, ev.type, p)
-            except RuleViolation as err:
-                return rep.fail(err.reason, f"{ev.type}: {err.message}", ev.stream, ev.seq)
+            elif ev.type != g.HAND_VOIDED:  # a void is checked against the ledger (reconcile)
+                owned.append((ev, p))
+        # every event stepped at once where the engine proves them (a native path), else
+        # each stepped below, the first refusal failing the audit
+        stepped = eng.fast_steps(state, [(ev.type, p) for ev, p in owned])
+        for ev, p in owned:
+            if not stepped:
+                try:
+                    eng.step(state, ev.type, p)
+                except RuleViolation as err:
+                    return rep.fail(err.reason, f"{ev.type}: {err.message}", ev.stream, ev.seq)
             if ev.type == g.CARD_DEALT:
                 for c in p["cards"]:
                     dealt.append((int(c["pos"]), str(c["card"])))

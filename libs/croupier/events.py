@@ -173,42 +173,13 @@ class Event(ByFields):
 
 
 _NEW = object.__new__
-_SETTERS: dict[str, Callable[[Event, Any], None]] = {
-    f.name: getattr(Event, f.name).__set__ for f in dataclasses.fields(Event)
-}
-_SET_STREAM, _SET_SEQ, _SET_TYPE, _SET_PRODUCER, _SET_KEY_ID = (
-    _SETTERS["stream"],
-    _SETTERS["seq"],
-    _SETTERS["type"],
-    _SETTERS["producer"],
-    _SETTERS["key_id"],
-)
-_SET_PREV, _SET_PAYLOAD, _SET_HASH = (
-    _SETTERS["prev_hash"],
-    _SETTERS["payload_bytes"],
-    _SETTERS["hash"],
-)
+_SETTERS = tuple(getattr(Event, f.name).__set__ for f in dataclasses.fields(Event))
 
 
-def _event_of_fields(
-    stream: str,
-    seq: int,
-    type_: str,
-    producer: str,
-    key_id: str,
-    prev_hash: bytes,
-    payload_bytes: bytes,
-    hash_: bytes,
-) -> Event:
+def _event_of_fields(*fields: Any) -> Event:
     e = _NEW(Event)
-    _SET_STREAM(e, stream)
-    _SET_SEQ(e, seq)
-    _SET_TYPE(e, type_)
-    _SET_PRODUCER(e, producer)
-    _SET_KEY_ID(e, key_id)
-    _SET_PREV(e, prev_hash)
-    _SET_PAYLOAD(e, payload_bytes)
-    _SET_HASH(e, hash_)
+    for set_field, value in zip(_SETTERS, fields, strict=True):
+        set_field(e, value)
     return e
 
 

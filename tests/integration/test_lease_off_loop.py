@@ -30,8 +30,8 @@ from .harness import Database
 pytestmark = pytest.mark.integration
 
 TTL = 60_000
-HOLD_S = 0.8  # how long the other transaction keeps the lock
-LAG_LIMIT_S = 0.25  # the most a tick of the loop may wait meanwhile
+HOLD_S = 1.2  # how long the other transaction keeps the lock
+LAG_LIMIT_S = 0.4  # the most a tick of the loop may wait meanwhile (a third of it)
 
 
 def _core(store: Store, name: str) -> DealerCore:

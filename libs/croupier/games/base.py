@@ -689,11 +689,22 @@ class Engine(ABC, Generic[S]):
             raise RuleViolation("a hand starts with hand.opened", reason="no_open")
         self.check_version(events[0][1])
         state = self.open(hand_id, events[0][1])
+        owned = [(t, p) for t, p in islice(events, 1, None) if t not in _NOT_OWNED]
+        if self.fast_steps(state, owned):
+            return state
         step = self.step
-        for type_, payload in islice(events, 1, None):
-            if type_ not in _NOT_OWNED:
-                step(state, type_, payload)
+        for type_, payload in owned:
+            step(state, type_, payload)
         return state
+
+    def fast_steps(self, state: S, steps: list[tuple[str, Mapping[str, Any]]]) -> bool:
+        """Step ``steps`` (the events after ``hand.opened``, none of them an outcome or a
+        settlement) on ``state`` just opened, all at once, where a family has a faster
+        way that it has proven to give :meth:`step`'s state (a native path): ``True``
+        and ``state`` is stepped; ``False`` and ``state`` is untouched, for the caller
+        to :meth:`step` each event (which decides and words any refusal). Default:
+        ``False``."""
+        return False
 
     def check_version(self, opened: Mapping[str, Any]) -> None:
         """A hand is judged only by the rules it was dealt under: ``hand.opened`` names its

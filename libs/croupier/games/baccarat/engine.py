@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from croupier.accel import native as _native
 from croupier.cards import parse_card
 from croupier.errors import (
     BetRejected,
@@ -30,11 +31,14 @@ from croupier.games.baccarat.rules import (
     Coup,
     Side,
     Spot,
+    banker_draws,
     card_points,
     evaluate,
+    is_natural,
     next_by_points,
     next_recipient,
     paytable_from_config,
+    player_draws,
     spot_result,
     total,
 )
@@ -100,6 +104,36 @@ class BaccaratEngine(g.Engine[BaccaratState]):
             self.stake_step = int(raw.get("stake_step", 1))
         except (KeyError, TypeError, ValueError) as e:
             raise ConfigError(f"baccarat config: {e}") from e
+        self._native_rules = self._rules_for_native()
+
+    def _rules_for_native(self) -> tuple[Any, ...] | None:
+        """What the native stepping reads of these rules (``_accel_baccarat.c``): the
+        card points, which side draws as tables built from the drawing rules' own
+        functions, the limits and the spots; ``None`` where it cannot take them (no
+        accelerator, a stake step it cannot divide by, a number past 63 bits)."""
+        numbers = (self.table_limit, self.big_small_last_hand, self.stake_step)
+        bounds = [n for lim in self.limits.values() for n in (lim.min, lim.max)]
+        if (
+            _native is None
+            or self.stake_step <= 0
+            or any(abs(n) >= 2**63 for n in (*numbers, *bounds))
+        ):
+            return None
+        return (
+            dict(CARD_POINTS),
+            bytes(player_draws(t) for t in range(10)),
+            # banker's two-card total * 11 + the player's third card's points + 1 (0: stood)
+            bytes(banker_draws(b, None if k == 0 else k - 1) for b in range(10) for k in range(11)),
+            bytes(is_natural(t) for t in range(10)),
+            {s.value: (lim.min, lim.max) for s, lim in self.limits.items()},
+            dict(SPOTS),
+            tuple(s.value for s in BIG_SMALL),
+            self.big_small_last_hand,
+            self.stake_step,
+            self.table_limit,
+            _PLAYER,
+            _BANKER,
+        )
 
     # -- lifecycle -------------------------------------------------------------------
     def open(self, hand_id: str, payload: Mapping[str, Any]) -> BaccaratState:
@@ -109,6 +143,33 @@ class BaccaratEngine(g.Engine[BaccaratState]):
             hand_id,
             o,
         )
+
+    def fast_steps(self, st: BaccaratState, steps: list[tuple[str, Mapping[str, Any]]]) -> bool:
+        """The events after ``hand.opened`` stepped natively (:mod:`croupier.accel`),
+        where the native path proves them: the bets, the close of betting, the cards in
+        the drawing order and the close, each as :meth:`step` checks it; anything else
+        (a refusal, a shape the dealer does not write) is left to :meth:`step`."""
+        rules = self._native_rules
+        if rules is None or _native is None or st.bets or st.phase != "betting" or st.closed:
+            return False
+        if st.away or st.player or st.banker or st.positions:
+            return False
+        stacks = {n: s.stack for n, s in st.seats.items()}
+        out = _native.baccarat_steps(steps, stacks, st.shoe_hand_no, rules)
+        if out is None:
+            return False
+        (
+            st.bets,
+            st.staked_by_seat,
+            st.staked_by_seat_spot,
+            st.total_staked,
+            st.player,
+            st.banker,
+            st.positions,
+            st.phase,
+            st.closed,
+        ) = out
+        return True
 
     # -- bets --------------------------------------------------------------------------
     def verify_bet(self, st: BaccaratState, p: Mapping[str, Any]) -> tuple[int, Spot, int]:
