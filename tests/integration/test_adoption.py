@@ -60,7 +60,7 @@ async def test_a_replica_adopts_a_dead_peers_clocked_table_and_plays_its_turn(
     # dealer-a: a clocked table with a hand waiting on a player, a baccarat table with a
     # hand open for bets, and a clocked table with no hand
     for t, v in (("bj", "blackjack.multi"), ("bac", "baccarat"), ("idle", "blackjack.multi")):
-        a.take(t)
+        await a.take(t)
         await a.commit(t, a.dealer.open_table(t, v))
     hid, batch = a.dealer.open_hand("bj", SEATS)
     await a.commit("bj", batch)
