@@ -750,5 +750,11 @@ PyMODINIT_FUNC PyInit__accel(void) {
     fraction_type = PyObject_GetAttrString(fractions, "Fraction");
     Py_DECREF(fractions);
     if (!fraction_type || accel_chain_init() < 0 || accel_baccarat_init() < 0) return NULL;
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    /* what croupier.accel checks: an extension built from older sources is not used */
+    if (m != NULL && PyModule_AddIntConstant(m, "INTERFACE", ACCEL_INTERFACE) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

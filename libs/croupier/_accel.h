@@ -4,6 +4,10 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+/* The functions and their arguments as croupier.accel.INTERFACE names them: raised with
+ * every change of what the Python side calls. */
+#define ACCEL_INTERFACE 3
+
 /* _accel_chain.c: canonical text and the event chain */
 int accel_chain_init(void);
 PyObject *accel_canonical_text(PyObject *self, PyObject *arg);

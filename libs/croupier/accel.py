@@ -45,6 +45,12 @@ class NativeMissing(CroupierError):
     """``CROUPIER_NATIVE=require`` and the native accelerator is not built."""
 
 
+INTERFACE = 3
+"""The extension's interface this code calls (``ACCEL_INTERFACE`` in ``_accel.h``): an
+extension built from older sources (an editable install not rebuilt after a pull) is
+not used — the pure-Python path runs, and ``CROUPIER_NATIVE=require`` refuses it."""
+
+
 def _load() -> tuple[ModuleType | None, str]:
     raw = os.environ.get("CROUPIER_NATIVE", "")
     mode = raw.strip().lower()
@@ -53,13 +59,18 @@ def _load() -> tuple[ModuleType | None, str]:
     try:
         import croupier._accel as _accel
     except ImportError as e:
-        if mode == "require":
-            raise NativeMissing(
-                f"CROUPIER_NATIVE=require but croupier._accel is not built ({e}): reinstall with a "
-                "C compiler and Python's headers (pip install -e .)"
-            ) from e
-        return None, f"not built ({e}); the pure-Python path runs"
-    return _accel, "on"
+        why = f"not built ({e})"
+    else:
+        built = getattr(_accel, "INTERFACE", 1)
+        if built == INTERFACE:
+            return _accel, "on"
+        why = f"built from other sources (interface {built}, this code calls {INTERFACE})"
+    if mode == "require":
+        raise NativeMissing(
+            f"CROUPIER_NATIVE=require but croupier._accel is {why}: reinstall with a C "
+            "compiler and Python's headers (pip install -e .)"
+        )
+    return None, f"{why}; the pure-Python path runs"
 
 
 native, status = _load()

@@ -213,3 +213,15 @@ def test_it_is_turned_off_and_required_by_the_environment() -> None:
     assert "NativeMissing: CROUPIER_NATIVE=require but croupier._accel is not built" in (
         required.stderr
     )
+    # an extension built from older sources (another interface): not used, and refused
+    stale = (
+        "import sys, types; old = types.ModuleType('croupier._accel'); old.INTERFACE = 2; "
+        "sys.modules['croupier._accel'] = old; from croupier import accel; "
+    )
+    used = _accel_in_a_process({"CROUPIER_NATIVE": ""}, stale + "print(accel.native, accel.status)")
+    assert used.returncode == 0 and used.stdout.startswith(
+        "None built from other sources (interface 2, this code calls 3)"
+    )
+    refused = _accel_in_a_process({"CROUPIER_NATIVE": "require"}, stale + "print(1)")
+    assert refused.returncode != 0 and "is built from other sources" in refused.stderr
+    assert accel.native is not None and accel.native.INTERFACE == accel.INTERFACE
