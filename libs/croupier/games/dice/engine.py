@@ -60,6 +60,7 @@ CANCEL = "cancel"
 REPEAT = "repeat"
 ACTIONS = (CANCEL, REPEAT)
 DICE = 6
+_SPOTS = tuple(Spot)  # every spot, in the order the carry lists them
 
 
 @dataclass
@@ -122,11 +123,15 @@ class DiceEngine(g.Engine[DiceState]):
         """重复投 needs each player's bets of their last round: this hand's (after any
         撤销), or the one before for a player who has no bet in this hand."""
         last = {k: [[sp.value, a] for sp, a in v] for k, v in st.last_bets.items()}
+        # each seat's stake per spot, summed once (not once per seat and spot)
+        by_seat: dict[int, dict[Spot, int]] = {}
+        for seat_no, spot, amount in st.bets:
+            per = by_seat.setdefault(seat_no, {})
+            per[spot] = per.get(spot, 0) + amount
         for seat_no, seat in st.seats.items():
-            if st.staked(seat_no):
-                last[seat.player] = [
-                    [sp.value, st.staked(seat_no, sp)] for sp in Spot if st.staked(seat_no, sp)
-                ]
+            on = by_seat.get(seat_no)
+            if on and sum(on.values()):
+                last[seat.player] = [[sp.value, on[sp]] for sp in _SPOTS if on.get(sp)]
         return {"last_bets": dict(sorted(last.items()))}
 
     # -- checks ----------------------------------------------------------------------
