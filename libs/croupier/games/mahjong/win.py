@@ -84,6 +84,16 @@ def _wild_only(w: int, pair_done: bool, caps: Counts, f: Limits) -> bool:
     return True
 
 
+@lru_cache(maxsize=4096)
+def _caps(concealed: Counts, melds: tuple[int, ...], meld_sizes: tuple[int, ...]) -> Counts:
+    """:meth:`Shape.caps`, remembered: a hand with wilds is judged against a dozen sets
+    of limits (each reading of its fan), every one asking for the same caps."""
+    tot = list(concealed)
+    for t, n in zip(melds, meld_sizes, strict=True):
+        tot[t] += n
+    return tuple(max(0, 4 - n) for n in tot)
+
+
 @lru_cache(maxsize=1 << 18)
 def _std(c: Counts, w: int, pair_done: bool, caps: Counts, f: Limits) -> bool:
     i = next((k for k in range(N_TILES) if c[k]), -1)
@@ -185,11 +195,12 @@ class Shape:
         """How many wilds may stand for each tile (no fifth copy)."""
         if not self.wilds:
             return ZERO_CAPS
-        return tuple(max(0, 4 - n) for n in self.real_totals())
+        return _caps(self.concealed, self.melds, self.meld_sizes)
 
     def complete(self) -> bool:
         """Has the tile count of a finished hand (3k + 2 concealed)."""
-        return self.n_concealed % 3 == 2 and self.n_concealed + 3 * len(self.melds) == 14
+        n = self.n_concealed
+        return n % 3 == 2 and n + 3 * len(self.melds) == 14
 
     # -- forms --------------------------------------------------------------------------
     def standard(self, limits: Limits = NO_LIMITS) -> bool:
