@@ -288,6 +288,14 @@ def _seven_pairs_reading(shape: Shape) -> dict[str, int] | None:
 
 def readings(shape: Shape, ctx: WinContext, forms: Forms) -> list[dict[str, int]]:
     """Every reading of a winning hand as its patterns (empty: not a win)."""
+    # not a win in any form: nothing to read (every standard reading is a decomposition
+    # within limits, so there is none without a decomposition free of them)
+    if not (
+        shape.standard()
+        or (forms.seven_pairs and shape.seven_pairs())
+        or (forms.thirteen_orphans and shape.thirteen_orphans())
+    ):
+        return []
     out = _standard_readings(shape, ctx)
     if forms.seven_pairs:
         sp = _seven_pairs_reading(shape)
