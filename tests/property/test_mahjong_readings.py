@@ -16,27 +16,6 @@ from croupier.games.mahjong.tiles import N_TILES
 from croupier.games.mahjong.win import Forms, Shape
 
 
-def _full_readings(shape: Shape, ctx: WinContext, forms: Forms) -> list[dict[str, int]]:
-    """``readings`` as it was before its early answer: every form read, then joined."""
-    out = fan._standard_readings(shape, ctx)
-    if forms.seven_pairs:
-        sp = fan._seven_pairs_reading(shape)
-        if sp is not None:
-            out.append(sp)
-    if forms.thirteen_orphans and shape.thirteen_orphans():
-        out.append({"thirteen_orphans": 1})
-    extra: dict[str, int] = {}
-    roots = fan._roots(shape)
-    if roots:
-        extra["root"] = roots
-    for key in ("self_draw", "gang_flower", "gang_shot", "rob_gang", "last_tile", "tian_hu"):
-        if getattr(ctx, key):
-            extra[key] = 1
-    if ctx.di_hu:
-        extra["di_hu"] = 1
-    return [{**r, **extra} for r in out]
-
-
 @st.composite
 def shapes(draw: Any) -> Shape:
     melds = draw(
@@ -83,4 +62,4 @@ def paired(draw: Any) -> Shape:
     st.builds(WinContext, self_draw=st.booleans(), gangs=st.integers(0, 4)),
 )
 def test_readings_are_the_full_readings(shape: Shape, forms: Forms, ctx: WinContext) -> None:
-    assert fan.readings(shape, ctx, forms) == _full_readings(shape, ctx, forms)
+    assert fan.readings(shape, ctx, forms) == fan._all_readings(shape, ctx, forms)

@@ -296,6 +296,11 @@ def readings(shape: Shape, ctx: WinContext, forms: Forms) -> list[dict[str, int]
         or (forms.thirteen_orphans and shape.thirteen_orphans())
     ):
         return []
+    return _all_readings(shape, ctx, forms)
+
+
+def _all_readings(shape: Shape, ctx: WinContext, forms: Forms) -> list[dict[str, int]]:
+    """:func:`readings` without its early answer: every form read, then joined."""
     out = _standard_readings(shape, ctx)
     if forms.seven_pairs:
         sp = _seven_pairs_reading(shape)
