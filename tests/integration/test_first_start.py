@@ -73,11 +73,11 @@ def test_processes_starting_at_once_on_a_new_database_all_come_up(
             if p.poll() is None:
                 p.kill()
     failures = [
-        (p.returncode, err[-2000:])
-        for p, (_, err) in zip(procs, results, strict=True)
+        f"process {i} exited {p.returncode}:\n{err}"
+        for i, (p, (_, err)) in enumerate(zip(procs, results, strict=True))
         if p.returncode
     ]
-    assert not failures, failures
+    assert not failures, "\n".join(failures)
     assert [out.strip() for out, _ in results] == [str(len(PRODUCERS))] * PROCESSES
     store = Store.open(database.url, schema=database.schema)
     try:

@@ -135,9 +135,12 @@ class _Busy:
     """A DB-API connection whose ``BEGIN IMMEDIATE`` finds the lock taken ``busy`` times;
     records every statement."""
 
-    def __init__(self, busy: int, error: str = "database is locked") -> None:
+    def __init__(
+        self, busy: int, error: str = "database is locked", code: int | None = None
+    ) -> None:
         self.busy = busy
         self.error = error
+        self.code = code
         self.statements: list[str] = []
 
     def cursor(self) -> _Busy:
@@ -151,7 +154,8 @@ class _Busy:
         if sql == "BEGIN IMMEDIATE" and self.busy:
             self.busy -= 1
             err = sqlite3.OperationalError(self.error)
-            err.sqlite_errorcode = sqlite3.SQLITE_BUSY if "locked" in self.error else 1  # type: ignore[attr-defined]
+            code = sqlite3.SQLITE_BUSY if "locked" in self.error else 1
+            err.sqlite_errorcode = code if self.code is None else self.code  # type: ignore[attr-defined]
             raise err
 
 
@@ -168,6 +172,36 @@ def test_the_pauses_start_at_100_us_and_double_to_2_ms(monkeypatch: pytest.Monke
         f"PRAGMA busy_timeout={db.BUSY_TIMEOUT_MS}",
         "close",
     ]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [sqlite3.SQLITE_BUSY_RECOVERY, sqlite3.SQLITE_BUSY_SNAPSHOT, sqlite3.SQLITE_BUSY_TIMEOUT],
+    ids=["recovery", "snapshot", "timeout"],
+)
+def test_the_extended_forms_of_busy_are_waited_out(
+    monkeypatch: pytest.MonkeyPatch, code: int
+) -> None:
+    """The driver gives SQLite's extended code: a write lock refused as SQLITE_BUSY_SNAPSHOT
+    or SQLITE_BUSY_RECOVERY (processes opening a new database at once) is the lock taken,
+    not an error to raise."""
+    pauses: list[float] = []
+    monkeypatch.setattr(db.time, "sleep", pauses.append)
+    conn = _Busy(busy=2, code=code)
+    db.begin_immediate(conn)
+    assert len(pauses) == 2
+    assert conn.statements.count("BEGIN IMMEDIATE") == 3
+
+
+@pytest.mark.parametrize("code", [sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_IOERR_LOCK])
+def test_a_lock_error_that_is_not_busy_is_raised_at_once(
+    monkeypatch: pytest.MonkeyPatch, code: int
+) -> None:
+    monkeypatch.setattr(db.time, "sleep", lambda _s: None)
+    conn = _Busy(busy=1, error="locked elsewhere", code=code)
+    with pytest.raises(sqlite3.OperationalError, match="locked elsewhere"):
+        db.begin_immediate(conn)
+    assert conn.statements.count("BEGIN IMMEDIATE") == 1
 
 
 def test_an_error_other_than_busy_is_raised_at_once(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -178,7 +178,8 @@ def begin_immediate(dbapi_connection: Any, timeout_ms: int = BUSY_TIMEOUT_MS) ->
     each commit's wait was whole milliseconds more than the lock was held
     (docs/performance.md, "SQLite's write lock in short pauses"). Only the
     ``BEGIN`` waits here: the other statements of a transaction that holds the lock do
-    not wait for it."""
+    not wait for it. Every form of the lock being taken is waited out (:func:`is_busy`),
+    as SQLite's own handler does; any other error is raised at once."""
     cursor = dbapi_connection.cursor()
     deadline: float | None = None  # set by the first refusal
     pause, longest = WRITE_LOCK_PAUSES_S
@@ -189,7 +190,7 @@ def begin_immediate(dbapi_connection: Any, timeout_ms: int = BUSY_TIMEOUT_MS) ->
                 cursor.execute("BEGIN IMMEDIATE")
                 return
             except sqlite3.OperationalError as err:
-                if getattr(err, "sqlite_errorcode", None) != sqlite3.SQLITE_BUSY:
+                if not is_busy(err):
                     raise
                 now = time.monotonic()
                 if deadline is None:
@@ -201,6 +202,17 @@ def begin_immediate(dbapi_connection: Any, timeout_ms: int = BUSY_TIMEOUT_MS) ->
     finally:
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.close()
+
+
+def is_busy(err: sqlite3.Error) -> bool:
+    """Whether ``err`` is SQLite's "database is locked" in any of its forms: the driver
+    gives the *extended* code, and ``BEGIN IMMEDIATE`` with no busy handler answers
+    ``SQLITE_BUSY_SNAPSHOT`` (a writer committed between its read snapshot and its
+    write lock) or ``SQLITE_BUSY_RECOVERY`` (another connection rebuilding the WAL
+    index, as when processes open a new database at once) as well as plain
+    ``SQLITE_BUSY``; each is a lock taken, to wait out like the others."""
+    code = getattr(err, "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF == sqlite3.SQLITE_BUSY
 
 
 def _enter_wal(cursor: Any) -> None:
