@@ -617,7 +617,10 @@ class SealVerifier:
     def check_event_keys(self, events: Sequence[Event]) -> None:
         """Each event names a key id registered to its own producer (a rules key never
         writes a dealer's event)."""
+        proven: set[tuple[str, str]] = set()  # (key id, producer) pairs found right
         for e in events:
+            if (e.key_id, e.producer) in proven:
+                continue
             try:
                 owner = self.registry.get(e.key_id).producer
             except UnknownKey as err:
@@ -632,6 +635,7 @@ class SealVerifier:
                     stream=e.stream,
                     seq=e.seq,
                 )
+            proven.add((e.key_id, e.producer))
 
     def check_coverage(self, events: Sequence[Event], seals: Iterable[Seal]) -> None:
         """Every event of the (already chain-verified) stream must be covered by a valid
@@ -644,6 +648,7 @@ class SealVerifier:
         by_seq = {e.seq: e for e in events}
         best: dict[str, int] = {}  # producer -> highest sealed seq
         for s in seals:
+            verified = False  # a seal is verified once, at its first entry naming the stream
             for entry in self._entries_naming(s, stream):
                 if entry.stream != stream:
                     continue
@@ -655,15 +660,17 @@ class SealVerifier:
                         stream=stream,
                         seq=entry.seq,
                     )
-                try:
-                    self.verify(s)
-                except IntegrityError as err:
-                    raise type(err)(
-                        f"{stream}#{entry.seq}: seal by {s.key_id}: {err.message}",
-                        reason=err.reason,
-                        stream=stream,
-                        seq=entry.seq,
-                    ) from err
+                if not verified:
+                    try:
+                        self.verify(s)
+                    except IntegrityError as err:
+                        raise type(err)(
+                            f"{stream}#{entry.seq}: seal by {s.key_id}: {err.message}",
+                            reason=err.reason,
+                            stream=stream,
+                            seq=entry.seq,
+                        ) from err
+                    verified = True
                 if entry.seq > best.get(s.producer, -1):
                     best[s.producer] = entry.seq
         for e in events:

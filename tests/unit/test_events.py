@@ -113,6 +113,47 @@ def test_forged_or_wrong_key_signatures(dealer: Signer, gateway: Signer) -> None
         SealVerifier(registry(dealer)).check_coverage(events, seals)
 
 
+def test_a_seal_naming_several_events_is_verified_once_and_refused_at_its_first(
+    dealer: Signer, gateway: Signer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events, seals = stream(dealer, gateway)
+    both_bets = seal(gateway, events[1:], 1001)  # names seq 1 and seq 2
+    reg = registry(dealer, gateway)
+    calls: list[str] = []
+    real = SealVerifier.verify
+
+    def counted(self: SealVerifier, s: Seal) -> None:
+        calls.append(s.key_id)
+        real(self, s)
+
+    monkeypatch.setattr(SealVerifier, "verify", counted)
+    SealVerifier(reg).check_coverage(events, [seals[0], both_bets])
+    assert calls == [dealer.key_id, gateway.key_id]
+    forged = dataclasses.replace(both_bets, signature=bytes(64))
+    with pytest.raises(SignatureError, match=r"^t1_h1#1: seal by gateway-1: ") as err:
+        SealVerifier(reg).check_coverage(events, [seals[0], forged])
+    assert err.value.seq == 1
+
+
+def test_every_event_s_key_is_checked_whatever_came_before(dealer: Signer, gateway: Signer) -> None:
+    """Event keys are looked up once per (key id, producer): a later event naming
+    another key, or the same key under another producer, is still refused."""
+    other = FileSigner.from_seed("gateway", "gateway-2", bytes([2]) * 32)
+    reg = registry(dealer, gateway)
+    w = StreamWriter("t1_h1")
+    w.append(dealer, "hand.opened", {"table": "t1", "n": 1})
+    w.append(gateway, "bet.placed", {"seat": 1, "amount": 100, "spot": "banker"})
+    w.append(other, "bet.placed", {"seat": 2, "amount": 200, "spot": "player"})
+    with pytest.raises(UnknownKey, match=r"t1_h1#2: key id 'gateway-2' is not in the registry"):
+        SealVerifier(reg).check_event_keys(w.take())
+    rogue = FileSigner(producer="rules", key_id=gateway.key_id, signing_key=gateway.signing_key)
+    w = StreamWriter("t1_h1")
+    w.append(gateway, "bet.placed", {"seat": 1, "amount": 100, "spot": "banker"})
+    w.append(rogue, "bet.placed", {"seat": 2, "amount": 200, "spot": "player"})
+    with pytest.raises(UnknownKey, match=r"t1_h1#1 \(bet\.placed by rules\) names key"):
+        SealVerifier(reg).check_event_keys(w.take())
+
+
 def test_key_validity_window_and_producer_binding(dealer: Signer) -> None:
     reg = KeyRegistry([dealer.public_entry(valid_from_ms=100, valid_to_ms=200)])
     e = make_event("s", 0, "x", "dealer", dealer.key_id, GENESIS, {})

@@ -336,14 +336,15 @@ def parse_opened(
     seats: dict[int, Seat] = {}
     players: dict[str, int] = {}  # player -> stack
     for seat_no, player, stack in rows:
-        if not (
+        # exact types first (what a parsed payload holds), subclasses checked after
+        if (type(seat_no) is not int or type(stack) is not int) and not (
             isinstance(seat_no, int)
             and not isinstance(seat_no, bool)
             and isinstance(stack, int)
             and not isinstance(stack, bool)
         ):
             raise RuleViolation("seat and stack must be integers", reason="malformed")
-        if not isinstance(player, str):
+        if type(player) is not str and not isinstance(player, str):
             raise RuleViolation("player must be a string", reason="malformed")
         if seat_no in seats:
             raise RuleViolation(f"seat {seat_no} given twice", reason="duplicate_seat")

@@ -164,12 +164,29 @@ def test_open_builds_the_state() -> None:
         (((1, "a", 100), (2, "a", 100)), "duplicate_player"),
         (((1, "", 100),), "duplicate_player"),
         (((1, "a", -1),), "bad_stack"),
+        (((True, "a", 100),), "malformed"),
+        (((1, "a", False),), "malformed"),
+        (((1.0, "a", 100),), "malformed"),
+        (((1, "a", 100.0),), "malformed"),
+        (((1, 7, 100),), "malformed"),
+        (((1, b"a", 100),), "malformed"),
     ],
 )
 def test_open_rejects_bad_seats(seats: Any, reason: str) -> None:
     with pytest.raises(RuleViolation) as err:
         new_hand(seats=seats)
     assert err.value.reason == reason
+
+
+def test_open_takes_int_and_str_subclasses_as_their_values() -> None:
+    class Number(int):
+        pass
+
+    class Name(str):
+        pass
+
+    st = new_hand(seats=((Number(1), Name("a"), Number(100)),))
+    assert st.seats[1] == g.Seat(1, "a", 100)
 
 
 def test_open_rejects_a_malformed_payload_as_a_rule_violation() -> None:

@@ -105,6 +105,15 @@ class BaccaratEngine(g.Engine[BaccaratState]):
         except (KeyError, TypeError, ValueError) as e:
             raise ConfigError(f"baccarat config: {e}") from e
         self._native_rules = self._rules_for_native()
+        # the last coup evaluated (its cards and the coup): a hand's outcome and its
+        # settlement ask for the same coup one after the other
+        self._last_coup: tuple[tuple[str, ...], tuple[str, ...], Coup] | None = None
+        # every spot's result for each combination of the facts a result depends on
+        # (:func:`spot_result`; at most 48 of them): the profit multiples, and as the
+        # outcome writes them
+        self._spot_results: dict[
+            tuple[Any, ...], tuple[dict[Spot, Fraction], dict[str, str]]
+        ] = {}
 
     def _rules_for_native(self) -> tuple[Any, ...] | None:
         """What the native stepping reads of these rules (``_accel_baccarat.c``): the
@@ -272,7 +281,26 @@ class BaccaratEngine(g.Engine[BaccaratState]):
 
     # -- results -----------------------------------------------------------------------
     def coup(self, st: BaccaratState) -> Coup:
-        return evaluate(st.player, st.banker)
+        player, banker = tuple(st.player), tuple(st.banker)
+        last = self._last_coup
+        if last is not None and last[0] == player and last[1] == banker:
+            return last[2]
+        c = evaluate(player, banker)
+        self._last_coup = (player, banker, c)
+        return c
+
+    def spot_results(self, c: Coup) -> tuple[dict[Spot, Fraction], dict[str, str]]:
+        """Every spot's :func:`spot_result` for ``c`` under this table's paytable, and
+        the same as the outcome writes them (``plain_fraction``), by spot name; computed
+        once for each combination of the facts a result depends on. Not to be changed
+        by the caller."""
+        key = (c.winner, c.banker_total == 6, c.player_pair, c.banker_pair, c.card_count)
+        known = self._spot_results.get(key)
+        if known is None:
+            by_spot = {s: spot_result(s, c, self.paytable) for s, _ in SPOT_NAMES}
+            written = {name: plain_fraction(by_spot[s]) for s, name in SPOT_NAMES}
+            known = self._spot_results[key] = (by_spot, written)
+        return known
 
     def outcome(self, st: BaccaratState) -> dict[str, Any]:
         c = self.coup(st)
@@ -286,9 +314,7 @@ class BaccaratEngine(g.Engine[BaccaratState]):
             "player_pair": c.player_pair,
             "banker_pair": c.banker_pair,
             "cards": c.card_count,
-            "spots": {
-                name: plain_fraction(spot_result(s, c, self.paytable)) for s, name in SPOT_NAMES
-            },
+            "spots": dict(self.spot_results(c)[1]),
         }
 
     def describe(self, action: str, hands: Sequence[Sequence[str]]) -> dict[str, Any]:
@@ -320,10 +346,8 @@ class BaccaratEngine(g.Engine[BaccaratState]):
         return format_odds_table(self.odds(), places=places)
 
     def settle(self, st: BaccaratState) -> SettlementResult:
-        c = self.coup(st)
-        results = {
-            NAMES[spot]: spot_result(spot, c, self.paytable) for spot in {s for _, s, _ in st.bets}
-        }
+        by_spot = self.spot_results(self.coup(st))[0]
+        results = {NAMES[spot]: by_spot[spot] for spot in {s for _, s, _ in st.bets}}
         seats = st.seats
         stakes = [(seats[seat].player, NAMES[spot], amount) for seat, spot, amount in st.bets]
         return settle_spots_against_house(stakes, results, rake_rate=_NO_RAKE, hand_id=st.hand_id)
