@@ -55,6 +55,19 @@ def test_roots_and_subtree_hashes_match_the_published_vectors() -> None:
         assert t.root(n) == ROOTS[n]
 
 
+def test_the_root_of_leaf_hashes_is_the_rfc_tree_hash_at_every_size() -> None:
+    """``root_from_leaf_hashes`` (pairs level by level, an odd node carried up) against
+    the published vectors and the RFC's recursive definition for every size to 300."""
+    for n in range(len(LEAVES) + 1):
+        assert merkle.root_from_leaf_hashes([leaf_hash(d) for d in LEAVES[:n]]) == ROOTS[n]
+    data = [i.to_bytes(2, "big") for i in range(300)]
+    hashes = [leaf_hash(d) for d in data]
+    for n in range(301):
+        assert merkle.root_from_leaf_hashes(hashes[:n]) == mth(data[:n]), n
+    with pytest.raises(InvalidInput, match="32 bytes"):
+        merkle.root_from_leaf_hashes([hashes[0], hashes[1][:31]])
+
+
 @pytest.mark.parametrize("case", V["inclusion"], ids=lambda c: f"{c['index']}of{c['size']}")
 def test_inclusion_proofs_match_the_published_vectors(case: dict[str, object]) -> None:
     i, n = int(str(case["index"])), int(str(case["size"]))

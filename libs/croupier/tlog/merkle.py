@@ -55,11 +55,24 @@ def _split(n: int) -> int:
 
 
 def root_from_leaf_hashes(hashes: Sequence[bytes]) -> bytes:
-    """``MTH`` over leaf hashes (linear time, via :class:`CompactRange`)."""
-    c = CompactRange()
-    for h in hashes:
-        c.append(h)
-    return c.root()
+    """``MTH`` over leaf hashes, level by level: each level's nodes hashed in pairs,
+    an odd last node carried up as it is — the same tree as RFC 6962's split at the
+    largest power of two (its left subtrees are perfect, so every pairing is one of its
+    nodes, and the carried node is the right edge's), in linear time."""
+    level = list(hashes)
+    if not level:
+        return EMPTY_ROOT
+    for h in level:
+        if len(h) != HASH_LEN:
+            raise InvalidInput("a leaf hash is 32 bytes")
+    sha256 = hashlib.sha256
+    while (n := len(level)) > 1:
+        even = n & ~1
+        pairs = zip(level[0:even:2], level[1:even:2], strict=True)
+        carried = level[even:]  # the odd node, or nothing
+        level = [sha256(b"\x01" + a + b).digest() for a, b in pairs]
+        level += carried
+    return level[0]
 
 
 def mth(leaves: Sequence[bytes]) -> bytes:
