@@ -111,9 +111,7 @@ class BaccaratEngine(g.Engine[BaccaratState]):
         # every spot's result for each combination of the facts a result depends on
         # (:func:`spot_result`; at most 48 of them): the profit multiples, and as the
         # outcome writes them
-        self._spot_results: dict[
-            tuple[Any, ...], tuple[dict[Spot, Fraction], dict[str, str]]
-        ] = {}
+        self._spot_results: dict[tuple[Any, ...], tuple[dict[Spot, Fraction], dict[str, str]]] = {}
 
     def _rules_for_native(self) -> tuple[Any, ...] | None:
         """What the native stepping reads of these rules (``_accel_baccarat.c``): the
