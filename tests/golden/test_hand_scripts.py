@@ -78,8 +78,9 @@ EXPECTED: dict[str, tuple[dict[str, int], int]] = {
         {"banker": -10_000, "A": 2_450, "B": 2_450, "C": 1_225, "D": 3_675},
         200,
     ),
-    # short banker: 3,000 carried + 1,000 won split 5:2, truncated, less 5%
-    "sangong.grab.json": ({"alice": -3_000, "bob": 2_715, "carol": 1_085, "dave": -1_000}, 200),
+    # short banker: 3,000 carried + 1,000 won split 5:2, paid out whole (the odd unit to
+    # the larger fraction), less 5%
+    "sangong.grab.json": ({"alice": -3_000, "bob": 2_715, "carol": 1_086, "dave": -1_000}, 199),
     # house 8 points x2: 三公 x3, 9 points x2, 爆玖 x5 win, 1 point pays x2; 5%
     "sangong.hundred.json": ({"alice": 1_900, "bob": 380, "house": -2_400}, 120),
     # 打枪 with 冲三 (5 x 2 = 10 waters), 3 waters from p3; 5% of p1's 1,300

@@ -197,18 +197,22 @@ def test_banker_cover(
         gross = r.deltas[who] + r.rake[who]
         # losses at most carried; wins too, but for the fractions of a unit a payer keeps
         # (DESIGN.md, Money: "a fraction of a minor unit is truncated from the receiver
-        # and stays with the payer"): a banker that carried 0, won 1 from one player and
-        # owes two winners 1/2 each pays them 0 and ends +1
+        # and stays with the payer") on the net basis; per comparison the banker pays and
+        # receives whole units adding up to its exact totals and keeps none
         assert -carried[who] <= gross <= carried[who] + int(kept.get(who, 0))
         assert r.deltas[who] >= -carried[who]  # the rake included
     if basis is RakeBasis.PER_COMPARISON:  # one payment per comparison, all with the banker
         rounding = next(s for s in r.steps if isinstance(s, RoundingStep))
         assert all("bk" in (p.payer, p.payee) for p in rounding.payments)
         # every comparison paid on its own: the banker receives exactly the whole units of
-        # what the losers owe it, so it never ends up beyond its cover either way
+        # what the losers owe it and pays out exactly the whole units of what it owes (a
+        # short banker all it has), so it never ends up beyond its cover either way and
+        # keeps no fraction (config version 3)
         after = next(s for s in r.steps if isinstance(s, LiabilityStep)).after
         exact_bk = dict(after)["bk"]
-        assert exact_bk - len(order) < r.deltas["bk"] + r.rake["bk"] <= exact_bk + len(order)
+        assert abs(r.deltas["bk"] + r.rake["bk"] - exact_bk) < 1
+        assert "bk" not in kept
+        assert -carried["bk"] <= r.deltas["bk"] + r.rake["bk"] <= carried["bk"]
     same_record(
         r, settle(claims, participants=order, liability=[BankerCover("bk", carried)], rake=policy)
     )
@@ -220,7 +224,7 @@ def test_banker_cover(
     )
     if basis is RakeBasis.NET:
         assert dict(reordered.deltas) == dict(r.deltas)
-    else:  # the odd units of receipts rounded to their whole total go by seat order
+    else:  # the odd units of the banker's receipts and payments go by seat order on ties
         assert reordered.deltas["bk"] + reordered.rake["bk"] == r.deltas["bk"] + r.rake["bk"]
         assert all(
             abs((reordered.deltas[p] + reordered.rake[p]) - (r.deltas[p] + r.rake[p])) <= 1
@@ -608,18 +612,23 @@ def test_doudizhu_per_comparison(
         assert r.deltas[p] >= -carried[p]
 
 
-def test_banker_cover_a_payer_keeps_the_fractions_it_truncates() -> None:
+def test_banker_cover_a_short_banker_keeps_no_fraction() -> None:
     """Pinned (found by ``test_banker_cover``): the banker carried 0, wins 1 from p0 and
-    owes p1 and p2 1/2 each by its cover. Per comparison, each receipt is truncated to 0
-    and the unit stays with the banker, which ends +1, beyond what it carried by what it
-    kept; on the net basis p0 pays the winners directly and keeps the unit."""
+    owes p1 and p2 1/2 each by its cover. Per comparison the banker pays out exactly the
+    1 it has, the odd unit to the first of the equal fractions (p1): it ends at 0, not
+    +1 past what it carried (config version 3; before it, each payment was truncated
+    from its receiver and the unit stayed with the banker). On the net basis p0 pays the
+    winners directly and, as a payer, keeps the unit truncation leaves."""
     claims = [
         Claim("p0", "bk", 1, (), "p0"),
         Claim("bk", "p1", 1, (), "p1"),
         Claim("bk", "p2", 1, (), "p2"),
     ]
     carried = {"p0": 1, "p1": 1, "p2": 1, "bk": 0}
-    for basis, keeper in ((RakeBasis.PER_COMPARISON, "bk"), (RakeBasis.NET, "p0")):
+    for basis, deltas, kept in (
+        (RakeBasis.PER_COMPARISON, {"p0": -1, "p1": 1, "p2": 0, "bk": 0}, {}),
+        (RakeBasis.NET, {"p0": 0, "p1": 0, "p2": 0, "bk": 0}, {"p0": Fraction(1)}),
+    ):
         r = settle(
             claims,
             participants=["p0", "p1", "p2", "bk"],
@@ -627,11 +636,6 @@ def test_banker_cover_a_payer_keeps_the_fractions_it_truncates() -> None:
             rake=RakePolicy(Fraction(0), basis=basis),
         )
         balanced(r)
-        assert dict(r.deltas) == {
-            "p0": -1 + (keeper == "p0"),
-            "p1": 0,
-            "p2": 0,
-            "bk": +(keeper == "bk"),
-        }
+        assert dict(r.deltas) == deltas
         rounding = next(s for s in r.steps if isinstance(s, RoundingStep))
-        assert dict(rounding.kept_by_payers) == {keeper: Fraction(1)}
+        assert dict(rounding.kept_by_payers) == kept

@@ -32,8 +32,8 @@ of claim-based hands.
 On the ``per_comparison`` rake basis a hub rule (banker cover, Dou Dizhu) keeps every
 payment between the hub and one player instead: each player's result after the rule is
 paid to or by the hub, so each comparison stays a payment of its own and is raked on
-its own (what the hub pays is truncated from each receiver; what it receives adds up
-to the whole units of its exact total, :func:`_through_hub`). Composition with limited
+its own (what the hub pays and what it receives each add up to the whole units of
+their exact total, :func:`_through_hub`). Composition with limited
 liability, in the documented order (README, Money): 防以小博大 clamps each player's
 comparison to what they carried, the banker's cover then scales the winners' (or the
 losers') comparisons pro rata, and only then is each comparison raked - on what was
@@ -193,29 +193,42 @@ def _through_hub(
 ) -> list[PaymentLine]:
     """Each player's net paid to or by ``hub``, under the spots of its claims.
 
-    What the hub pays is truncated later, from each receiver, as everywhere. What the
-    hub receives is brought to whole ``unit`` s here so that it adds up to the whole
-    units of the exact total: each payer pays its amount truncated, and the units the
-    truncations leave go one each to the payers with the largest fractions (seat order
-    on ties). A hub that wins its cover from losers scaled pro rata so receives exactly
-    what the liability rule gave it; truncating each receipt on its own could leave it
-    below that, and below what it may lose."""
+    Both sides are brought to whole ``unit`` s here, each so that it adds up to the
+    whole units of its exact total (:func:`_whole_shares`): what the hub receives, and
+    what it pays. A hub that wins its cover from losers scaled pro rata so receives
+    exactly what the liability rule gave it (truncating each receipt on its own could
+    leave it below that, and below what it may lose); a hub that cannot cover pays out
+    exactly what it has, pro rata (truncating each payment from its receiver would leave
+    the odd units with the hub: a banker who carried nothing could end a few units up,
+    past 防以小博大's "win at most what was carried")."""
     receipts = {q: -nets[q] for q in order if q != hub and nets[q] < 0}
-    whole = {q: floor_to_unit(v, unit) for q, v in receipts.items()}
-    short = floor_to_unit(sum(receipts.values(), Fraction(0)), unit) - sum(whole.values())
-    by_fraction = sorted(receipts, key=lambda q: (-(receipts[q] - whole[q]), order.index(q)))
-    for q in by_fraction[: short // unit]:
-        whole[q] += unit
+    paid = {q: nets[q] for q in order if q != hub and nets[q] > 0}
+    whole = {**_whole_shares(receipts, order, unit), **_whole_shares(paid, order, unit)}
     out: list[PaymentLine] = []
     for q in order:
         if q == hub or nets[q] == 0:
             continue
         spot = _spot_label([p for p in payments if q in (p.payer, p.payee)])
         if nets[q] > 0:
-            out.append(PaymentLine(hub, q, spot, nets[q]))
+            out.append(PaymentLine(hub, q, spot, Fraction(whole[q])))
         else:
             out.append(PaymentLine(q, hub, spot, Fraction(whole[q])))
     return out
+
+
+def _whole_shares(
+    amounts: Mapping[str, Fraction], order: Sequence[str], unit: int
+) -> dict[str, int]:
+    """``amounts`` (each > 0) in whole ``unit`` s adding up to the whole units of their
+    exact total: each truncated, and the units the truncations leave one each to the
+    largest fractions (seat order on ties). Each share is its amount truncated or one
+    unit more, never more than its amount rounded up to a whole unit."""
+    whole = {q: floor_to_unit(v, unit) for q, v in amounts.items()}
+    short = floor_to_unit(sum(amounts.values(), Fraction(0)), unit) - sum(whole.values())
+    by_fraction = sorted(amounts, key=lambda q: (-(amounts[q] - whole[q]), order.index(q)))
+    for q in by_fraction[: short // unit]:
+        whole[q] += unit
+    return whole
 
 
 DECOMPOSED_HUB: Final = "nets paid to or by the hub, one payment per comparison"
