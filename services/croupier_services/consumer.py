@@ -200,7 +200,7 @@ class ConsumerLoop:
         # export zero-valued series from the start, so alerts see the first increment
         metrics.SIGNATURE_FAILURES.labels(service)
         metrics.REDELIVERIES.labels(service)
-        metrics.EVENTS_CONSUMED.labels(service)
+        self._consumed = metrics.EVENTS_CONSUMED.labels(service)  # one child, looked up once
         metrics.CONSUMER_PAUSED.labels(self.durable).set(0)
         metrics.CONSUMER_STALLED.labels(self.durable).set(0)
         metrics.CONSUMER_UNVERIFIABLE.labels(self.durable)
@@ -394,7 +394,7 @@ class ConsumerLoop:
                     raise Unverifiable(f"hand {m.events[0].stream} is not in this store")
                 m = self.checker.check(m)
                 work = self.handle(m)
-                metrics.EVENTS_CONSUMED.labels(self.service).inc(len(m.events))
+                self._consumed.inc(len(m.events))
             except Unverifiable:
                 # hand back everything not yet settled in this batch
                 await self._hand_back([x for x in msgs if id(x) not in done], 1.0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import platform
 import threading
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib.metadata import PackageNotFoundError, version
 
@@ -235,3 +236,35 @@ def prime(variants: Iterable[str]) -> None:
             TURN_TIMEOUTS.labels(v, source)
     for verdict in ("pass", "fail", "pending_reveal"):
         AUDIT_HANDS.labels(verdict)
+
+
+@dataclass(frozen=True, slots=True)
+class SettledChildren:
+    """One variant's labelled children of the metrics a settled hand moves, looked up
+    once (a ``labels()`` call takes the metric's lock and checks the labels each time:
+    five a hand)."""
+
+    hands: Counter
+    latency: Histogram
+    rake: Counter
+    bets: Counter
+    payout: Counter
+    pvp_turnover: Counter
+
+
+_SETTLED: dict[str, SettledChildren] = {}
+
+
+def settled_children(variant: str) -> SettledChildren:
+    """The children a settled hand of ``variant`` increments (:class:`SettledChildren`)."""
+    got = _SETTLED.get(variant)
+    if got is None:
+        got = _SETTLED[variant] = SettledChildren(
+            HANDS_SETTLED.labels(variant),
+            SETTLEMENT_LATENCY.labels(variant),
+            RAKE.labels(variant),
+            BETS.labels(variant),
+            PAYOUT.labels(variant),
+            PVP_TURNOVER.labels(variant),
+        )
+    return got

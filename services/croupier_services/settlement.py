@@ -153,15 +153,14 @@ class SettlementWorker:
         if not w.extra.get("new", True):
             return
         hs: HandSettlement = w.extra["hs"]
-        metrics.HANDS_SETTLED.labels(hs.variant).inc()
-        metrics.SETTLEMENT_LATENCY.labels(hs.variant).observe(
-            max(0.0, (now_ms() - int(w.extra["closed_at"])) / 1000)
-        )
-        metrics.RAKE.labels(hs.variant).inc(hs.rake)
-        metrics.BETS.labels(hs.variant).inc(hs.staked)
-        metrics.PAYOUT.labels(hs.variant).inc(hs.returned)
+        m = metrics.settled_children(hs.variant)
+        m.hands.inc()
+        m.latency.observe(max(0.0, (now_ms() - int(w.extra["closed_at"])) / 1000))
+        m.rake.inc(hs.rake)
+        m.bets.inc(hs.staked)
+        m.payout.inc(hs.returned)
         if hs.pvp_turnover is not None:
-            metrics.PVP_TURNOVER.labels(hs.variant).inc(hs.pvp_turnover)
+            m.pvp_turnover.inc(hs.pvp_turnover)
         with logs.bind(
             hand_id=hs.hand_id,
             table_id=str(w.extra["table"]),

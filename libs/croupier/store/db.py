@@ -23,6 +23,7 @@ the database at head and do nothing.
 from __future__ import annotations
 
 import contextlib
+import operator
 import re
 import sqlite3
 import time
@@ -318,7 +319,7 @@ def insert_rows(conn: Connection, table: sa.Table, rows: Sequence[Mapping[str, A
     if is_sqlite(conn):
         sql = _sqlite_insert(conn, table, cols)
         if sql is not None:
-            conn.exec_driver_sql(sql, [tuple(r[c] for c in cols) for r in rows])
+            conn.exec_driver_sql(sql, row_values(rows, cols))
             return
     elif len(rows) >= COPY_MIN_ROWS and conn.dialect.name == "postgresql":
         copy = _pg_copy(conn, table, cols)
@@ -326,6 +327,15 @@ def insert_rows(conn: Connection, table: sa.Table, rows: Sequence[Mapping[str, A
             _copy_rows(conn, copy, cols, rows)
             return
     conn.execute(table.insert(), list(rows))
+
+
+def row_values(rows: Sequence[Mapping[str, Any]], cols: tuple[str, ...]) -> list[tuple[Any, ...]]:
+    """Each row's values for ``cols``, in that order, as a tuple (one C call a row)."""
+    if len(cols) == 1:
+        (col,) = cols
+        return [(r[col],) for r in rows]
+    pick = operator.itemgetter(*cols)
+    return [pick(r) for r in rows]
 
 
 def insert_new(
@@ -355,14 +365,14 @@ def insert_new(
         tail = f" ON CONFLICT ({', '.join(quote(c) for c in key)}) DO NOTHING"
         one = f"({', '.join('?' * len(cols))})"
         if returning is None:
-            conn.exec_driver_sql(head + one + tail, [tuple(r[c] for c in cols) for r in rows])
+            conn.exec_driver_sql(head + one + tail, row_values(rows, cols))
             return []
         tail += f" RETURNING {quote(returning)}"
         out: list[Any] = []
         for i in range(0, len(rows), _VALUES_ROWS):
             chunk = rows[i : i + _VALUES_ROWS]
             sql = head + ", ".join([one] * len(chunk)) + tail
-            args = tuple(r[c] for r in chunk for c in cols)
+            args = tuple(v for values in row_values(chunk, cols) for v in values)
             out += conn.exec_driver_sql(sql, args).scalars().all()
         return out
     stmt = per_dialect(conn, _ignoring, table, key, returning)
@@ -419,8 +429,8 @@ def _copy_rows(
     try:
         with raw.cursor() as cur, cur.copy(sql) as cp:
             cp.set_types(types)
-            for r in rows:
-                cp.write_row(tuple(r[c] for c in cols))
+            for values in row_values(rows, cols):
+                cp.write_row(values)
     except psycopg.Error as e:
         raise sa_exc.DBAPIError.instance(sql, None, e, psycopg.Error) from e
 
