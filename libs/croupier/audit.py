@@ -137,14 +137,17 @@ class AuditReport:
 class CheckedStreams:
     """Streams that passed the integrity checks (1-2) under one :class:`SealVerifier`,
     known by identity, with their parsed payloads: a batch of hands of one shoe checks
-    the shoe's stream once, not once per hand. It holds every :class:`StreamLog` it
-    vouches for, so an id is never another object's; use it with the one verifier (and
-    registry) it was filled under, and only for logs that are not changed after."""
+    the shoe's stream once, not once per hand, and a vouched shoe's reveal (its
+    commitment, seed and order: :class:`ShoeReveal`) is worked out once for the batch.
+    It holds every :class:`StreamLog` it vouches for, so an id is never another
+    object's; use it with the one verifier (and registry) it was filled under, and only
+    for logs that are not changed after."""
 
-    __slots__ = ("_ok",)
+    __slots__ = ("_ok", "_reveals")
 
     def __init__(self) -> None:
         self._ok: dict[int, tuple[StreamLog, list[dict[str, Any]]]] = {}
+        self._reveals: dict[int, ShoeReveal] = {}
 
     def get(self, log: StreamLog) -> list[dict[str, Any]] | None:
         hit = self._ok.get(id(log))
@@ -152,6 +155,65 @@ class CheckedStreams:
 
     def add(self, log: StreamLog, parsed: list[dict[str, Any]]) -> None:
         self._ok[id(log)] = (log, parsed)
+        self._reveals.pop(id(log), None)
+
+    def reveal(self, log: StreamLog, parsed: Sequence[dict[str, Any]]) -> ShoeReveal:
+        """:func:`shoe_reveal` of ``log``, kept when ``log`` is one vouched for here (its
+        ``parsed`` payloads then the ones kept with it); any other log's worked out anew."""
+        kept = self.get(log)
+        if kept is None:
+            return shoe_reveal(log.events, parsed)
+        r = self._reveals.get(id(log))
+        if r is None:
+            r = self._reveals[id(log)] = shoe_reveal(log.events, kept)
+        return r
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeReveal:
+    """What the fairness check (8) takes from a shoe's stream alone, the same for each of
+    its hands: nothing while the shoe is unrevealed (``revealed`` false); the shoe's
+    failure, when its reveal itself is wrong (``fail``: reason, message, stream, seq);
+    else the order the revealed seed deals (``order``) and the commitment and seed it
+    was derived under, for the hands' rolls."""
+
+    revealed: bool
+    fail: tuple[str, str, str | None, int | None] | None = None
+    order: tuple[str, ...] = ()
+    commitment: fair.Commitment | None = None
+    seed: bytes = b""
+
+
+_UNREVEALED = ShoeReveal(False)
+
+
+def shoe_reveal(shoe_events: Sequence[Event], payloads: Sequence[dict[str, Any]]) -> ShoeReveal:
+    """The shoe's reveal checked against its commitment (see :class:`ShoeReveal`)."""
+    at = next((i for i, e in enumerate(shoe_events) if e.type == g.SHOE_REVEALED), None)
+    if at is None:
+        return _UNREVEALED
+    revealed = shoe_events[at]
+    shoe_open = shoe_events[0]
+    try:
+        c = effective_commitment(shoe_events, payloads)
+    except IntegrityError as e:
+        return ShoeReveal(True, (e.reason, e.message, e.stream, e.seq))
+    except InvalidInput as e:
+        return ShoeReveal(True, (e.reason, e.message, shoe_open.stream, shoe_open.seq))
+    try:
+        seed = bytes.fromhex(str(payloads[at]["server_seed"]))
+    except (KeyError, TypeError, ValueError):
+        return ShoeReveal(
+            True,
+            ("unfair_deal", "the revealed server seed is not hex", revealed.stream, revealed.seq),
+        )
+    if c.algorithm != fair.ALGORITHM:
+        why = f"unknown dealing algorithm {c.algorithm!r}"
+        return ShoeReveal(True, ("unfair_deal", why, shoe_open.stream, shoe_open.seq))
+    if fair.commitment(seed) != c.commitment:
+        why = "revealed server seed does not hash to the commitment"
+        return ShoeReveal(True, ("unfair_deal", why, revealed.stream, revealed.seq))
+    return ShoeReveal(True, None, deck_order(c, seed), c, seed)
 
 
 def _find(events: Sequence[Event], type_: str) -> Event | None:
@@ -299,30 +361,14 @@ def audit_hand(
         fair.check_positions(dealt)
     except IntegrityError as e:
         return rep.fail(e.reason, e.message, hand_id, None)
-    revealed = _find(sev, g.SHOE_REVEALED)
-    if revealed is None:
+    sr = shoe_reveal(sev, spl) if checked is None or verifier is None else checked.reveal(shoe, spl)
+    if not sr.revealed:
         rep.verdict = Verdict.PENDING_REVEAL
         return rep
-    try:
-        c = effective_commitment(sev, spl)
-    except IntegrityError as e:
-        return rep.fail(e.reason, e.message, e.stream, e.seq)
-    seed = bytes.fromhex(revealed.payload["server_seed"])
-    if c.algorithm != fair.ALGORITHM:
-        return rep.fail(
-            "unfair_deal",
-            f"unknown dealing algorithm {c.algorithm!r}",
-            shoe_open.stream,
-            shoe_open.seq,
-        )
-    if fair.commitment(seed) != c.commitment:
-        return rep.fail(
-            "unfair_deal",
-            "revealed server seed does not hash to the commitment",
-            revealed.stream,
-            revealed.seq,
-        )
-    order = deck_order(c, seed)
+    if sr.fail is not None:
+        return rep.fail(*sr.fail)
+    order, c, seed = sr.order, sr.commitment, sr.seed
+    assert c is not None
     for pos, card in dealt:
         if not 0 <= pos < len(order) or order[pos] != card:
             return rep.fail(

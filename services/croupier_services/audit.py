@@ -5,6 +5,7 @@ export hands as JSON lines with their transparency-log proofs."""
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -267,6 +268,12 @@ class Auditor:
         batches = [ids[i : i + chunk] for i in range(0, len(ids), chunk)]
         _FORKED = self
         ctx = multiprocessing.get_context("fork")
+        # the parent's objects out of the workers' collections while they run: a worker's
+        # pass over them would write to every inherited page (copy-on-write), and the
+        # parent's are not the batches' garbage (the recipe of the gc module's freeze);
+        # thawed after, unless the process had frozen its start-up already
+        thaw = gc.get_freeze_count() == 0
+        gc.freeze()
         try:
             with ctx.Pool(min(jobs, len(batches)), initializer=_forked_init) as pool:
                 for reps, part in pool.imap(
@@ -280,6 +287,8 @@ class Auditor:
                         yield rep
         finally:
             _FORKED = None
+            if thaw:
+                gc.unfreeze()
 
     def audit_log(
         self,

@@ -8,6 +8,7 @@ log's own key signed it."""
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -399,7 +400,16 @@ async def test_a_parallel_audit_reports_exactly_what_one_process_does(
     monkeypatch.setattr(audit_mod, "BATCH", 2)
     one = _audit(c)
     auditor = c.auditor()
+    assert gc.get_freeze_count() == 0  # the suite collects everything (test_upkeep thaws)
+    reps = auditor.audit_range(list(auditor.hand_ids()), jobs=2)
+    next(reps)
+    # while the workers run the parent's heap is out of collections (theirs included) ...
+    assert gc.get_freeze_count() > 0
+    list(reps)
+    # ... and after it, the collector's again
+    assert gc.get_freeze_count() == 0
     two = auditor.audit_log(log_key=LOG.verifier, jobs=2)
+    assert gc.get_freeze_count() == 0
     assert one.to_json_dict() == two.to_json_dict()
     assert [r.hand_id for r in two.failed] == [h4], two.to_json_dict()
     assert _named(two, "hand_number_gap"), two.to_json_dict()

@@ -372,6 +372,25 @@ def test_a_revealed_seed_that_does_not_match_the_commitment(built: Built) -> Non
     assert_fails(rep, "unfair_deal", SHOE, 1)
 
 
+def test_a_revealed_seed_that_is_not_hex(built: Built) -> None:
+    """Signed but malformed: a failed audit naming the reveal, not an exception that
+    ends a range's audit."""
+    specs = specs_of(built.revealed_shoe)
+    specs[1] = (specs[1][0], specs[1][1], {**specs[1][2], "server_seed": "not hex"})
+    rep = built.audit(shoe=rechain(SHOE, specs))
+    assert_fails(rep, "unfair_deal", SHOE, 1)
+    assert "not hex" in rep.message
+
+
+def test_a_revealed_shoe_whose_opening_names_no_deck(built: Built) -> None:
+    specs = specs_of(built.revealed_shoe)
+    opened = {k: v for k, v in specs[0][2].items() if k != "deck"}
+    specs[0] = (specs[0][0], specs[0][1], opened)
+    rep = built.audit(shoe=rechain(SHOE, specs))
+    assert_fails(rep, "invalid_input", SHOE, 0)
+    assert "malformed shoe.opened" in rep.message
+
+
 def test_a_hand_from_another_shoe(built: Built) -> None:
     specs = specs_of(built.revealed_shoe)
     rep = built.audit(shoe=rechain("t1_s2", specs))
