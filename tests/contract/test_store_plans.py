@@ -12,7 +12,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from croupier.store import Store, feed, leases, tables, tlog
+from croupier.store import Store, feed, leases, outbox, tables, tlog
 from croupier.store import events as ev
 
 QUERIES: dict[str, tuple[Any, set[str]]] = {
@@ -43,18 +43,37 @@ QUERIES: dict[str, tuple[Any, set[str]]] = {
         ev.closed_hands_query(1_000),
         {"ix_streams_opened_at_ms"},
     ),
+    "a relay's waiting rows": (
+        (outbox._PENDING, {"producer": "dealer", "limit": 256}),
+        {"ix_outbox_producer_id"},
+    ),
+    "a published row's delete (SQLite, a row at a time)": (
+        (outbox._DELETE_ONE, {"row_id": 7, "row_msg_id": "hand:t1_h1"}),
+        set(),
+    ),
 }
 
 
 def plan(store: Store, query: Any) -> str:
+    """The plan of ``query``: a statement with its values, or ``(statement, params)``
+    for one whose values are bound at execution (an UPDATE or DELETE)."""
     with store.engine.connect() as conn:
-        sql = str(query.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True}))
+        args: Any = ()
+        if isinstance(query, tuple):
+            stmt, params = query
+            compiled = stmt.compile(dialect=conn.dialect)
+            sql = str(compiled)
+            bound = compiled.construct_params(params)
+            order = compiled.positiontup
+            args = tuple(bound[n] for n in order) if order is not None else bound
+        else:
+            sql = str(query.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True}))
         if conn.dialect.name == "sqlite":
-            rows = conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}").all()
+            rows = conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", args).all()
             return "\n".join(str(r[-1]) for r in rows)
         with conn.begin():
             conn.exec_driver_sql("SET LOCAL enable_seqscan = off")
-            rows = conn.exec_driver_sql(f"EXPLAIN {sql}").all()
+            rows = conn.exec_driver_sql(f"EXPLAIN {sql}", args or None).all()
             return "\n".join(str(r[0]) for r in rows)
 
 

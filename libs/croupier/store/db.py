@@ -504,6 +504,98 @@ def _sqlite_select(conn: Connection, stmt: sa.Select[Any], n: int) -> str | None
     return sql
 
 
+def select_params(
+    conn: Connection, stmt: sa.Select[Any], params: Mapping[str, Any]
+) -> Sequence[Sequence[Any]]:
+    """:func:`select_rows` for a statement of a hot path built once whose bound
+    parameters are named ones (``sa.bindparam(name)``, no expanding list): its rows for
+    ``params``, read by position. On SQLite it goes to the driver as SQL compiled once,
+    on the terms of :func:`select_rows`; elsewhere SQLAlchemy executes it."""
+    if is_sqlite(conn):
+        kept = _sqlite_named(conn, stmt, result=True)
+        if kept is not None:
+            sql, names = kept
+            args = _bound(names, params)
+            try:
+                return cast(
+                    "Sequence[Sequence[Any]]",
+                    conn.connection.driver_connection.execute(sql, args).fetchall(),  # type: ignore[union-attr]
+                )
+            except sqlite3.Error as e:
+                raise sa_exc.DBAPIError.instance(sql, args, e, sqlite3.Error) from e
+    return conn.execute(stmt, dict(params)).all()
+
+
+def execute_each(conn: Connection, stmt: sa.Executable, rows: Sequence[Mapping[str, Any]]) -> int:
+    """Execute ``stmt`` (an ``UPDATE`` or ``DELETE`` of a hot path built once, with
+    named bound parameters) once for each of ``rows``, in the caller's transaction; the
+    number of rows it changed in all. On SQLite the rows go to the driver's
+    ``executemany`` as tuples through SQL compiled once (no value of theirs converted on
+    the way in, as :func:`insert_rows` requires); elsewhere SQLAlchemy executes it."""
+    if not rows:
+        return 0
+    if is_sqlite(conn):
+        kept = _sqlite_named(conn, stmt, result=False)
+        if kept is not None:
+            sql, names = kept
+            args = [_bound(names, r) for r in rows]
+            try:
+                cur = conn.connection.driver_connection.executemany(sql, args)  # type: ignore[union-attr]
+            except sqlite3.Error as e:
+                raise sa_exc.DBAPIError.instance(sql, args, e, sqlite3.Error) from e
+            return int(cur.rowcount)
+    total = 0
+    for r in rows:
+        total += int(conn.execute(stmt, dict(r)).rowcount)
+    return total
+
+
+_REQUIRED: Any = object()
+_Named: TypeAlias = tuple[str, tuple[tuple[str, Any], ...]]
+
+
+def _bound(names: tuple[tuple[str, Any], ...], params: Mapping[str, Any]) -> tuple[Any, ...]:
+    out = []
+    for n, fixed in names:
+        v = params.get(n, fixed)
+        if v is _REQUIRED:
+            raise sa_exc.InvalidRequestError(f"A value is required for bind parameter {n!r}")
+        out.append(v)
+    return tuple(out)
+
+
+_SQLITE_NAMED: dict[int, tuple[sa.Executable, _Named | None]] = {}
+
+
+def _sqlite_named(conn: Connection, stmt: sa.Executable, *, result: bool) -> _Named | None:
+    """``stmt``'s SQL for SQLite with its parameters in their order, each a name and the
+    value it has when the caller gives none (one the statement fixed, as the ``OFFSET 0``
+    SQLite writes after a ``LIMIT``), built once per statement; ``None`` where a value
+    would be converted on its way in or out (a bind or, with ``result``, a result
+    processor) or a parameter is expanding."""
+    kept = _SQLITE_NAMED.get(id(stmt))
+    if kept is not None and kept[0] is stmt:
+        return kept[1]
+    dialect = conn.dialect
+    compiled = stmt.compile(dialect=dialect)  # type: ignore[attr-defined]
+    binds = compiled.binds
+    order = tuple(compiled.positiontup or ())
+    plain = all(
+        not binds[n].expanding
+        and binds[n].type.dialect_impl(dialect).bind_processor(dialect) is None
+        for n in order
+    )
+    names = tuple((n, _REQUIRED if binds[n].required else binds[n].value) for n in order)
+    if result:
+        plain = plain and all(
+            c.type.dialect_impl(dialect).result_processor(dialect, None) is None
+            for c in stmt.selected_columns  # type: ignore[attr-defined]
+        )
+    out = (str(compiled), names) if plain else None
+    _SQLITE_NAMED[id(stmt)] = (stmt, out)
+    return out
+
+
 @contextmanager
 def write_connection(engine: Engine) -> Iterator[Connection]:
     """A connection inside a write transaction: committed on normal exit, rolled back

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -43,11 +44,23 @@ from croupier.errors import InvalidInput, NotFound
 from croupier.events import Event, Seal
 from croupier.picklable import ByFields
 from croupier.store import schema
-from croupier.store.db import Database, insert_new
+from croupier.store.db import Database, execute_each, insert_new, is_sqlite, select_params
 from croupier.store.events import get_seals, read_range
 
 _O = schema.outbox
 _DL = schema.dead_letters
+
+# statements of the relay's passes, built once
+_PENDING = (
+    sa.select(_O.c.id, _O.c.producer, _O.c.subject, _O.c.msg_id, _O.c.payload)
+    .add_columns(_O.c.created_at_ms, _O.c.ref)
+    .where(_O.c.producer == sa.bindparam("producer"))
+    .order_by(_O.c.id)
+    .limit(sa.bindparam("limit"))
+)
+_DELETE_ONE = _O.delete().where(
+    _O.c.id == sa.bindparam("row_id"), _O.c.msg_id == sa.bindparam("row_msg_id")
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +88,14 @@ class OutboxRef(ByFields):
 
     @classmethod
     def from_text(cls, text: str) -> OutboxRef:
+        """The reference ``text`` (:meth:`to_text`) names; a text read again (a relay
+        reads a row on each pass until it is deleted) is parsed once (a bounded memory)."""
+        if cls is OutboxRef:
+            return _ref_of_text(text)
+        return cls._parse(text)
+
+    @classmethod
+    def _parse(cls, text: str) -> OutboxRef:
         try:
             d = canonical.loads(text.encode())
             return cls(
@@ -94,6 +115,11 @@ class OutboxRef(ByFields):
         return cls(
             kind, events[0].stream, events[0].seq, events[-1].seq, tuple(s.seal_id for s in seals)
         )
+
+
+@lru_cache(maxsize=4_096)
+def _ref_of_text(text: str) -> OutboxRef:
+    return OutboxRef._parse(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +222,10 @@ def delete(conn: Connection, rows: Sequence[OutboxRow]) -> int:
     (of any producer), which another relay that read the old row must not delete."""
     if not rows:
         return 0
+    if is_sqlite(conn):  # a look-up of the key a row (a row-value IN list scans there)
+        return execute_each(
+            conn, _DELETE_ONE, [{"row_id": r.id, "row_msg_id": r.msg_id} for r in rows]
+        )
     return int(
         conn.execute(
             _O.delete().where(sa.tuple_(_O.c.id, _O.c.msg_id).in_([(r.id, r.msg_id) for r in rows]))
@@ -236,20 +266,11 @@ class Outbox(Database):
     def pending(self, producer: str, limit: int = 256) -> list[OutboxRow]:
         """The oldest ``limit`` rows of ``producer``, oldest first."""
         with self._read() as conn:
-            rows = conn.execute(
-                sa.select(_O).where(_O.c.producer == producer).order_by(_O.c.id).limit(limit)
-            ).all()
+            rows = select_params(conn, _PENDING, {"producer": producer, "limit": limit})
+        ref_of = OutboxRef.from_text
         return [
-            OutboxRow(
-                int(r.id),
-                r.producer,
-                r.subject,
-                r.msg_id,
-                bytes(r.payload),
-                int(r.created_at_ms),
-                None if r.ref is None else OutboxRef.from_text(r.ref),
-            )
-            for r in rows
+            OutboxRow(int(i), p, subj, m, bytes(b), int(at), None if ref is None else ref_of(ref))
+            for i, p, subj, m, b, at, ref in rows
         ]
 
     def referenced(self, refs: Sequence[OutboxRef]) -> list[tuple[list[Event], list[Seal]]]:
