@@ -18,6 +18,7 @@ from croupier.store import db, schema
 from croupier.store import events as store_events
 from croupier.store import outbox as store_outbox
 from croupier.store import settlements as store_settlements
+from croupier.store import tables as store_tables
 
 META = sa.MetaData()
 ROWS = sa.Table(
@@ -112,6 +113,8 @@ def test_the_stores_hot_reads_take_the_driver_path(tmp_path: Path) -> None:
         store_events._NAMING_IN,
         store_settlements._ST_IN,
         store_settlements._POSTINGS_IN,
+        store_events._STREAMS_IN,  # an append's streams and their heads
+        store_events._HEADS_IN,
     ]
     eng = db.create_engine(f"sqlite:///{tmp_path / 'hot.sqlite'}")
     with eng.connect() as c:
@@ -186,9 +189,12 @@ def test_a_drivers_error_in_execute_each_is_sqlalchemys(engine: sa.Engine) -> No
     assert "select_rows_gone2" in str(caught.value)
 
 
-def test_the_relays_statements_take_the_driver_path(tmp_path: Path) -> None:
+def test_the_relays_and_the_table_rows_statements_take_the_driver_path(tmp_path: Path) -> None:
     eng = db.create_engine(f"sqlite:///{tmp_path / 'relay.sqlite'}")
     with eng.connect() as c:
         assert db._sqlite_named(c, store_outbox._PENDING, result=True) is not None
         assert db._sqlite_named(c, store_outbox._DELETE_ONE, result=False) is not None
+        cols = tuple(c.name for c in schema.dealer_tables.columns)
+        upsert = db.per_dialect(c, store_tables._upsert, cols)
+        assert db._sqlite_named(c, upsert, result=False) is not None
     eng.dispose()

@@ -210,7 +210,9 @@ def _row_event(r: AnyRow | Sequence[Any]) -> Event:
 
 
 # Statements of the hot paths, built once (their IN lists bound as ``ids``: db.IDS).
-_STREAMS_IN = sa.select(_S).where(_S.c.stream_id.in_(IDS))
+_STREAMS_IN = sa.select(
+    _S.c.stream_id, _S.c.kind, _S.c.variant, _S.c.table_id, _S.c.opened_at_ms, _S.c.shoe_id
+).where(_S.c.stream_id.in_(IDS))
 _TOPS_IN = (
     sa.select(_E.c.stream_id, sa.func.max(_E.c.seq).label("seq"))
     .where(_E.c.stream_id.in_(IDS))
@@ -246,6 +248,19 @@ def _row_stream(r: AnyRow) -> StreamInfo:
         table_id=r.table_id,
         opened_at_ms=int(r.opened_at_ms),
         shoe_id=r.shoe_id,
+    )
+
+
+def _stream_of(r: Sequence[Any]) -> StreamInfo:
+    """A row of :data:`_STREAMS_IN`, by position."""
+    stream_id, kind, variant, table_id, opened_at_ms, shoe_id = r
+    return StreamInfo(
+        stream_id=stream_id,
+        kind=kind,
+        variant=variant,
+        table_id=table_id,
+        opened_at_ms=int(opened_at_ms),
+        shoe_id=shoe_id,
     )
 
 
@@ -291,12 +306,12 @@ def _load_states(conn: Connection, ids: Sequence[str]) -> dict[str, _StreamState
     SQLite, so the cost of appending would grow with history."""
     out: dict[str, _StreamState] = {}
     for chunk in _chunks(ids):
-        infos = {r.stream_id: _row_stream(r) for r in conn.execute(_STREAMS_IN, {"ids": chunk})}
+        infos = {r[0]: _stream_of(r) for r in select_rows(conn, _STREAMS_IN, chunk)}
         if not infos:
             continue
         heads = {
             str(sid): (int(seq), bytes(h))
-            for sid, seq, h in conn.execute(_HEADS_IN, {"ids": list(infos)})
+            for sid, seq, h in select_rows(conn, _HEADS_IN, list(infos))
         }
         for sid, info in infos.items():
             seq, h = heads.get(sid, (-1, GENESIS))

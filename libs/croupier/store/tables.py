@@ -22,7 +22,7 @@ from croupier import canonical
 from croupier.errors import InvalidInput
 from croupier.picklable import ByFields
 from croupier.store import schema
-from croupier.store.db import AnyRow, Database, per_dialect
+from croupier.store.db import AnyRow, Database, execute_each, is_sqlite, per_dialect
 
 TableStatus = Literal["open", "closed"]
 _T = schema.dealer_tables
@@ -93,14 +93,19 @@ def put_tables(conn: Connection, tables: Sequence[TableRecord]) -> int:
     rows = list({t.table_id: _row(t) for t in tables}.values())
     if not rows:
         return 0
-    conn.execute(per_dialect(conn, _upsert, tuple(rows[0])), rows)
+    upsert = per_dialect(conn, _upsert, tuple(rows[0]))
+    if is_sqlite(conn):  # SQL compiled once, the rows to the driver (execute_each)
+        execute_each(conn, upsert, rows)
+    else:
+        conn.execute(upsert, rows)
     return len(rows)
 
 
 def _upsert(dialect: Any, columns: tuple[str, ...]) -> Any:
     """The insert-or-replace of rows with ``columns`` (every commit of the dealer runs
-    it; built once per dialect and column set, :func:`per_dialect`)."""
-    ins = dialect.insert(_T)
+    it; built once per dialect and column set, :func:`per_dialect`), each value bound by
+    its column's name."""
+    ins = dialect.insert(_T).values({c: sa.bindparam(c) for c in columns})
     cols = {c: ins.excluded[c] for c in columns if c != "table_id"}
     return ins.on_conflict_do_update(index_elements=["table_id"], set_=cols)
 
