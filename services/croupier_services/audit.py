@@ -5,6 +5,7 @@ export hands as JSON lines with their transparency-log proofs."""
 
 from __future__ import annotations
 
+import collections
 import gc
 import multiprocessing
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
@@ -180,9 +181,8 @@ class Auditor:
         what the batch leaves is collected after it), then its reports are yielded."""
         with collector_paused():
             reps = self._audit_batch(list(hand_ids), facts)
-        for rep in reps:
-            self._count(rep)
-            yield rep
+        self._count_batch(reps)
+        yield from reps
 
     def _audit_batch(self, ids: list[str], facts: Facts | None) -> list[AuditReport]:
         hand_events = self.store.read_streams(ids)
@@ -231,9 +231,16 @@ class Auditor:
         return reps
 
     def _count(self, rep: AuditReport) -> None:
-        metrics.AUDIT_HANDS.labels(rep.verdict.value).inc()
-        if rep.verdict is Verdict.FAIL:
-            metrics.AUDIT_MISMATCHES.inc()
+        self._count_batch((rep,))
+
+    @staticmethod
+    def _count_batch(reps: Sequence[AuditReport]) -> None:
+        """The batch's verdicts counted, each verdict's series once."""
+        verdicts = collections.Counter(rep.verdict for rep in reps)
+        for verdict, n in verdicts.items():
+            metrics.AUDIT_HANDS.labels(verdict.value).inc(n)
+        if verdicts[Verdict.FAIL]:
+            metrics.AUDIT_MISMATCHES.inc(verdicts[Verdict.FAIL])
 
     def audit_range(
         self,
@@ -282,9 +289,8 @@ class Auditor:
                     if facts is not None and part is not None:
                         facts.hands += part.hands
                         facts.shoes.update(part.shoes)
-                    for rep in reps:
-                        self._count(rep)
-                        yield rep
+                    self._count_batch(reps)
+                    yield from reps
         finally:
             _FORKED = None
             if thaw:

@@ -30,7 +30,7 @@ from croupier.tlog.note import Checkpoint, NoteSigner
 from croupier_services import cli
 from croupier_services.audit import LogAudit
 
-from .harness import VARIANT, Cluster, now_ms, seat_entries, unique_table
+from .harness import VARIANT, Cluster, metric, now_ms, seat_entries, unique_table
 
 pytestmark = pytest.mark.integration
 
@@ -401,13 +401,20 @@ async def test_a_parallel_audit_reports_exactly_what_one_process_does(
     one = _audit(c)
     auditor = c.auditor()
     assert gc.get_freeze_count() == 0  # the suite collects everything (test_upkeep thaws)
+    counted = {v: metric("croupier_audit_hands_total", verdict=v) for v in ("pass", "fail")}
+    mismatches = metric("croupier_audit_mismatches_total")
     reps = auditor.audit_range(list(auditor.hand_ids()), jobs=2)
-    next(reps)
+    first = next(reps)
     # while the workers run the parent's heap is out of collections (theirs included) ...
     assert gc.get_freeze_count() > 0
-    list(reps)
+    got = [first, *reps]
     # ... and after it, the collector's again
     assert gc.get_freeze_count() == 0
+    # each report counted once, by its verdict, a batch's verdicts together
+    for v in ("pass", "fail"):
+        n = sum(r.verdict.value == v for r in got)
+        assert metric("croupier_audit_hands_total", verdict=v) - counted[v] == n, v
+    assert metric("croupier_audit_mismatches_total") - mismatches == 1  # h4
     two = auditor.audit_log(log_key=LOG.verifier, jobs=2)
     assert gc.get_freeze_count() == 0
     assert one.to_json_dict() == two.to_json_dict()
