@@ -16,6 +16,7 @@ from croupier.games.mahjong.state import (
     MahjongState,
     Pay,
 )
+from croupier.games.mahjong.tiles import suit_of
 from croupier.money import (
     ChaDaJiao,
     Claim,
@@ -41,17 +42,24 @@ def ready_fan(e: MahjongEngine, st: MahjongState, seat: int) -> int | None:
     largest over the winning tiles, as a win on a discard), None if not listening."""
     pl = st.players[seat]
     best: int | None = None
+    # the hand, its tile totals and its suits are the same for every tile tried: read
+    # once (a tile adds its own suit, an honour none: ``e.suits_held(pl, t)``)
+    shape = e.shape(st, pl)
+    totals = shape.real_totals()
+    held = e.suits_held(pl)
+    ctx = WinContext()
     for t in e.universe:
         if t == st.ghost:
             continue
-        shape = e.shape(st, pl)
-        if shape.real_totals()[t] >= 4:
+        if totals[t] >= 4:
             continue
-        if len(e.suits_held(pl, t)) > e.rules.max_suits:
+        suit = suit_of(t)
+        suits = held if suit == "z" or suit in held else held | {suit}
+        if len(suits) > e.rules.max_suits:
             continue
-        if pl.que is not None and pl.que in e.suits_held(pl, t):
+        if pl.que is not None and pl.que in suits:
             continue
-        sc = score(shape.add(t), WinContext(), e.rules.fan)
+        sc = score(shape.add(t), ctx, e.rules.fan)
         if sc is not None and (best is None or sc.fan > best):
             best = sc.fan
     return best

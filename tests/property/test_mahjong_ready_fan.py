@@ -1,0 +1,112 @@
+"""查大叫's best fan (``payments.ready_fan``) reads a player's hand, tile totals and suits
+once for every tile it tries: over random hands of every mahjong variant — listening
+or not, with melds, a 定缺 suit, 鬼牌 held — it gives what trying each tile with the
+hand read anew gives (the reference below, the loop as it was written first)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from croupier.games.mahjong import payments
+from croupier.games.mahjong.engine import MahjongEngine
+from croupier.games.mahjong.fan import WinContext, score
+from croupier.games.mahjong.state import AN_GANG, PENG, MahjongState, Meld, Player
+from croupier.games.mahjong.tiles import N_TILES
+from croupier.games.registry import engine
+
+VARIANTS = ["mahjong.xuezhan", "mahjong.xuezhan_daodi", "mahjong.guangdong"]
+
+
+def reference(e: MahjongEngine, st: MahjongState, seat: int) -> int | None:
+    pl = st.players[seat]
+    best: int | None = None
+    for t in e.universe:
+        if t == st.ghost:
+            continue
+        shape = e.shape(st, pl)
+        if shape.real_totals()[t] >= 4:
+            continue
+        if len(e.suits_held(pl, t)) > e.rules.max_suits:
+            continue
+        if pl.que is not None and pl.que in e.suits_held(pl, t):
+            continue
+        sc = score(shape.add(t), WinContext(), e.rules.fan)
+        if sc is not None and (best is None or sc.fan > best):
+            best = sc.fan
+    return best
+
+
+def _listening(rng: random.Random, universe: list[int], sets: int) -> list[int] | None:
+    """``sets`` sets and a pair of the universe's tiles less one tile: a hand that
+    waits (None when the draw did not fit)."""
+    hand = [0] * N_TILES
+    runs = [t for t in universe if t < 27 and t % 9 <= 6]
+    for _ in range(sets):
+        if runs and rng.random() < 0.6:
+            start = rng.choice(runs)
+            group = [start, start + 1, start + 2]
+        else:
+            group = [rng.choice(universe)] * 3
+        for t in group:
+            hand[t] += 1
+    pair = rng.choice(universe)
+    hand[pair] += 2
+    if max(hand) > 4:
+        return None
+    held = [t for t in range(N_TILES) if hand[t]]
+    hand[rng.choice(held)] -= 1
+    return hand
+
+
+def _hand(rng: random.Random, universe: list[int], n: int, ghost: int | None) -> list[int]:
+    """``n`` tiles: most often a hand one tile short of a win, else tiles clustered in a
+    few suits."""
+    if rng.random() < 0.6:
+        got = _listening(rng, universe, (n - 1) // 3)
+        if got is not None:
+            return got
+    hand = [0] * N_TILES
+    near = rng.sample(universe, min(len(universe), rng.choice([6, 9, 14])))
+    while sum(hand) < n:
+        t = rng.choice(near if rng.random() < 0.85 else universe)
+        if ghost is not None and rng.random() < 0.05:
+            t = ghost
+        if hand[t] < 4:
+            hand[t] += 1
+    return hand
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_best_fan_is_what_each_tile_tried_anew_gives(variant: str) -> None:
+    e = engine(variant)
+    assert isinstance(e, MahjongEngine)
+    rng = random.Random(variant)
+    universe = list(e.universe)
+    listening = 0
+    for _ in range(400):
+        ghost = rng.choice(universe) if variant == "mahjong.guangdong" else None
+        melds = [
+            Meld(rng.choice([PENG, PENG, AN_GANG]), t)
+            for t in rng.sample(universe, rng.choice([0, 0, 1, 2]))
+        ]
+        hand = _hand(rng, universe, 13 - 3 * len(melds), ghost)
+        for m in melds:  # a meld's tile is not held concealed past four in all
+            hand[m.tile] = min(hand[m.tile], 4 - m.size)
+        que = rng.choice([None, None, "m", "p", "s"])
+        pl = Player(seat=1, hand=hand, melds=melds, que=que)
+        st = MahjongState(
+            variant=variant,
+            table="t1",
+            hand_id="t1_h1",
+            hand_no=1,
+            shoe_hand_no=1,
+            seats={},
+            players={1: pl},
+            ghost=ghost,
+        )
+        want = reference(e, st, 1)
+        assert payments.ready_fan(e, st, 1) == want, (hand, melds, que, ghost)
+        listening += want is not None
+    assert listening > 20  # listening hands are among those drawn
