@@ -2,7 +2,11 @@
 suit's nine counts remembered): the same answer as the general search (``win._std``)
 over every hand drawn here — built wins (sets and a pair, honours among them), wins with
 a tile changed, added or taken, and arbitrary counts of every size a hand can have —
-and ``Shape.standard`` takes that path exactly when there are no wilds and no limits."""
+and ``Shape.standard`` takes that path exactly when there are no wilds and no limits.
+A hand with wilds is refused at once when even wilds free of every cap could not
+complete it (``win._wilds_needed``, a lower bound of what the search needs): over built
+wins with tiles turned into wilds, random hands, exposed melds and every kind of limit,
+``Shape.standard`` answers as the general search alone does."""
 
 from __future__ import annotations
 
@@ -16,6 +20,26 @@ from hypothesis import strategies as st
 from croupier.games.mahjong import win
 from croupier.games.mahjong.tiles import N_TILES
 from croupier.games.mahjong.win import NO_LIMITS, ZERO_CAPS, Limits, Shape
+
+LIMITS = [
+    NO_LIMITS,
+    Limits(pungs_only=True),
+    Limits(yaojiu_sets=True),
+    Limits(allowed=frozenset(range(9))),  # one suit only (清一色)
+    Limits(allowed=frozenset(range(9)) | frozenset(range(27, N_TILES))),
+    Limits(pungs_only=True, allowed=frozenset(range(27, N_TILES))),
+]
+
+
+def _general_standard(shape: Shape, limits: Limits) -> bool:
+    """``Shape.standard`` as the general search alone answers it."""
+    if not shape.complete():
+        return False
+    if limits.allowed is not None and any(t not in limits.allowed for t in shape.melds):
+        return False
+    if limits.yaojiu_sets and not all(win.is_terminal_or_honour(t) for t in shape.melds):
+        return False
+    return win._std(shape.concealed, shape.wilds, False, shape.caps(), limits)
 
 
 def _general(c: tuple[int, ...]) -> bool:
@@ -113,3 +137,50 @@ def test_the_path_is_taken_only_without_wilds_or_limits(monkeypatch: pytest.Monk
     calls.clear()
     assert Shape.of([0, 1, 2, 9, 10, 11, 18, 19, 20, 27, 27, 27, 31], wilds=1).standard()
     assert calls
+
+
+def test_hands_with_wilds_melds_and_limits_answer_as_the_search_alone() -> None:
+    rng = random.Random(7_2026)
+    wins = refused = 0
+    for _ in range(4_000):
+        melds = [rng.randrange(N_TILES) for _ in range(rng.choice([0, 0, 0, 1, 2]))]
+        c = _built(rng, 4 - len(melds))
+        # some tiles become wilds (鬼牌), some hands lose or gain a tile
+        wilds = 0
+        for _k in range(rng.choice([0, 1, 1, 2, 3, 4])):
+            held = [t for t in range(N_TILES) if c[t]]
+            if held:
+                c[rng.choice(held)] -= 1
+                wilds += 1
+        if rng.random() < 0.4:
+            held = [t for t in range(N_TILES) if c[t]]
+            if held:
+                c[rng.choice(held)] -= 1
+            t = rng.randrange(N_TILES)
+            c[t] = min(4, c[t] + 1)
+        for t in melds:
+            c[t] = min(c[t], 1)  # no tile past four copies with its 刻子 exposed
+        shape = Shape(tuple(c), wilds, tuple(melds), tuple(3 for _ in melds))
+        for limits in LIMITS:
+            want = _general_standard(shape, limits)
+            assert shape.standard(limits) == want, (shape, limits)
+            wins += want
+        if wilds and win._wilds_needed(shape.concealed) > wilds:
+            refused += 1
+        if _general_standard(shape, NO_LIMITS):
+            assert win._wilds_needed(shape.concealed) <= wilds, shape  # a lower bound
+    assert wins > 1_000 and refused > 200  # both answers, and the early refusal, exercised
+
+
+@settings(max_examples=2_000)
+@given(counts(), st.integers(0, 4), st.sampled_from(LIMITS))
+def test_arbitrary_hands_with_wilds_answer_as_the_search_alone(
+    c: tuple[int, ...], wilds: int, limits: Limits
+) -> None:
+    d = list(c)
+    for _ in range(wilds):  # the wilds replace tiles, so the count stays a hand's
+        held = [t for t in range(N_TILES) if d[t]]
+        if held:
+            d[held[0]] -= 1
+    shape = Shape(tuple(d), wilds)
+    assert shape.standard(limits) == _general_standard(shape, limits)

@@ -199,6 +199,49 @@ def _suit_sets(part: Counts, with_pair: bool) -> bool:
     return False
 
 
+def _wilds_needed(c: Counts) -> int:
+    """The fewest wilds that could make ``c`` a standard hand were a wild free to stand
+    for any tile (no cap on copies, no limits): a lower bound of what :func:`_std`
+    needs, so a hand holding fewer wilds is no standard win under any caps or limits.
+    Each suit, and the honours, on their own (:func:`_group_wilds`), one of them or two
+    wilds holding the pair."""
+    groups = ((c[0:9], True), (c[9:18], True), (c[18:27], True), (c[27:N_TILES], False))
+    alone = [_group_wilds(part, False, runs) for part, runs in groups]
+    total = sum(alone)
+    best = total + 2  # the pair of two wilds
+    for k, (part, runs) in enumerate(groups):
+        best = min(best, total - alone[k] + _group_wilds(part, True, runs))
+    return best
+
+
+@lru_cache(maxsize=1 << 15)
+def _group_wilds(part: Counts, with_pair: bool, runs: bool) -> int:
+    """The fewest wilds that make one suit's counts (or the honours', ``runs`` false)
+    sets, and a pair when ``with_pair``: the lowest tile left in a 刻子, the pair or a
+    顺子 holding it, gaps filled with wilds, as :func:`_std` searches."""
+    i = next((k for k, n in enumerate(part) if n), -1)
+    if i < 0:
+        return 2 if with_pair else 0
+    n = part[i]
+    real = min(n, 3)
+    best = 3 - real + _group_wilds(_sub(part, i, real), with_pair, runs)
+    if with_pair:
+        real = min(n, 2)
+        best = min(best, 2 - real + _group_wilds(_sub(part, i, real), False, runs))
+    if runs:
+        for start in (i - 2, i - 1, i):
+            if start < 0 or start > len(part) - 3:
+                continue
+            cc, wild = part, 0
+            for t in (start, start + 1, start + 2):
+                if t == i or (t > i and cc[t] > 0):
+                    cc = _sub(cc, t, 1)
+                else:
+                    wild += 1
+            best = min(best, wild + _group_wilds(cc, with_pair, runs))
+    return best
+
+
 @dataclass(frozen=True, slots=True)
 class Shape:
     """A hand to judge: concealed real tiles (34 counts), wilds, exposed meld tiles
@@ -259,8 +302,14 @@ class Shape:
             return False
         if limits.yaojiu_sets and not all(is_terminal_or_honour(t) for t in self.melds):
             return False
-        if not self.wilds and limits == NO_LIMITS:
-            return _std_plain(self.concealed)
+        if not self.wilds:
+            # limits only take sets away: no win without them is no win within them
+            if not _std_plain(self.concealed):
+                return False
+            if limits == NO_LIMITS:
+                return True
+        elif _wilds_needed(self.concealed) > self.wilds:
+            return False
         return _std(self.concealed, self.wilds, False, self.caps(), limits)
 
     def standard_with(
