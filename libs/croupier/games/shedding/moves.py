@@ -38,6 +38,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
@@ -327,7 +328,19 @@ def _best_width(c: Counter[int], links: range, wilds: int) -> int:
 def readings(cards: Sequence[str], rules: MoveRules = CLASSIC) -> list[Shape]:
     """Every move ``cards`` can be read as under ``rules`` (empty: not a legal move),
     sorted. With a wild card (双扣's 财神) in a combination, it stands for whatever card
-    the reading needs (never a joker); alone, or among jokers only, it is itself."""
+    the reading needs (never a joker); alone, or among jokers only, it is itself.
+
+    Remembered by the cards in their order and the rules (a bounded memory): a play is
+    read by its check and again by its move, and a replay reads every play again."""
+    return list(_readings(tuple(cards), rules))
+
+
+@lru_cache(maxsize=4_096)
+def _readings(cards: tuple[str, ...], rules: MoveRules) -> tuple[Shape, ...]:
+    return tuple(_read(cards, rules))
+
+
+def _read(cards: Sequence[str], rules: MoveRules) -> list[Shape]:
     n = len(cards)
     if n == 0:
         return []
