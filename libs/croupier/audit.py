@@ -205,7 +205,12 @@ def shoe_reveal(shoe_events: Sequence[Event], payloads: Sequence[dict[str, Any]]
     except (KeyError, TypeError, ValueError):
         return ShoeReveal(
             True,
-            ("unfair_deal", "the revealed server seed is not hex", revealed.stream, revealed.seq),
+            (
+                "unfair_deal",
+                "the revealed server seed is missing or not hex",
+                revealed.stream,
+                revealed.seq,
+            ),
         )
     if c.algorithm != fair.ALGORITHM:
         why = f"unknown dealing algorithm {c.algorithm!r}"
@@ -213,7 +218,11 @@ def shoe_reveal(shoe_events: Sequence[Event], payloads: Sequence[dict[str, Any]]
     if fair.commitment(seed) != c.commitment:
         why = "revealed server seed does not hash to the commitment"
         return ShoeReveal(True, ("unfair_deal", why, revealed.stream, revealed.seq))
-    return ShoeReveal(True, None, deck_order(c, seed), c, seed)
+    try:
+        order = deck_order(c, seed)
+    except CroupierError as e:  # a deck the shoe names and no dealer deals
+        return ShoeReveal(True, (e.reason, e.message, shoe_open.stream, shoe_open.seq))
+    return ShoeReveal(True, None, order, c, seed)
 
 
 def _find(events: Sequence[Event], type_: str) -> Event | None:

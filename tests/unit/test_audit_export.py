@@ -379,7 +379,7 @@ def test_a_revealed_seed_that_is_not_hex(built: Built) -> None:
     specs[1] = (specs[1][0], specs[1][1], {**specs[1][2], "server_seed": "not hex"})
     rep = built.audit(shoe=rechain(SHOE, specs))
     assert_fails(rep, "unfair_deal", SHOE, 1)
-    assert "not hex" in rep.message
+    assert "missing or not hex" in rep.message
 
 
 def test_a_revealed_shoe_whose_opening_names_no_deck(built: Built) -> None:
@@ -389,6 +389,10 @@ def test_a_revealed_shoe_whose_opening_names_no_deck(built: Built) -> None:
     rep = built.audit(shoe=rechain(SHOE, specs))
     assert_fails(rep, "invalid_input", SHOE, 0)
     assert "malformed shoe.opened" in rep.message
+    specs[0] = (specs[0][0], specs[0][1], {**opened, "deck": {"base": "tarot", "copies": 1}})
+    rep = built.audit(shoe=rechain(SHOE, specs))
+    assert_fails(rep, "bad_notation", SHOE, 0)
+    assert "unknown deck base" in rep.message
 
 
 def test_a_hand_from_another_shoe(built: Built) -> None:

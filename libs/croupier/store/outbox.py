@@ -52,8 +52,15 @@ _DL = schema.dead_letters
 
 # statements of the relay's passes, built once
 _PENDING = (
-    sa.select(_O.c.id, _O.c.producer, _O.c.subject, _O.c.msg_id, _O.c.payload)
-    .add_columns(_O.c.created_at_ms, _O.c.ref)
+    sa.select(
+        _O.c.id,
+        _O.c.producer,
+        _O.c.subject,
+        _O.c.msg_id,
+        _O.c.payload,
+        _O.c.created_at_ms,
+        _O.c.ref,
+    )
     .where(_O.c.producer == sa.bindparam("producer"))
     .order_by(_O.c.id)
     .limit(sa.bindparam("limit"))
