@@ -26,17 +26,40 @@ def _tx(hand: str) -> LedgerTx:
 
 
 def _selects(store: Store, op: Callable[[], Any]) -> list[tuple[str, Any]]:
+    """Every SELECT ``op`` runs, as executed: on SQLite as the driver ran it (its trace,
+    values written in: the hot reads go to the driver past SQLAlchemy), elsewhere as
+    SQLAlchemy sent it with its parameters."""
     seen: list[tuple[str, Any]] = []
 
     def grab(conn: Any, cursor: Any, statement: str, params: Any, ctx: Any, many: bool) -> None:
         if statement.lstrip().upper().startswith("SELECT") and not many:
             seen.append((statement, params))
 
-    sa.event.listen(store.engine, "before_cursor_execute", grab)
+    def traced(sql: str) -> None:
+        if sql.lstrip().upper().startswith("SELECT"):
+            seen.append((sql, ()))
+
+    def trace(dbapi_conn: Any, record: Any, proxy: Any) -> None:
+        dbapi_conn.set_trace_callback(traced)
+
+    def untrace(dbapi_conn: Any, record: Any) -> None:
+        dbapi_conn.set_trace_callback(None)
+
+    sqlite = store.dialect == "sqlite"
+    if sqlite:
+        store.engine.dispose()  # every connection from here on is a traced one
+        sa.event.listen(store.engine, "checkout", trace)
+        sa.event.listen(store.engine, "checkin", untrace)
+    else:
+        sa.event.listen(store.engine, "before_cursor_execute", grab)
     try:
         op()
     finally:
-        sa.event.remove(store.engine, "before_cursor_execute", grab)
+        if sqlite:
+            sa.event.remove(store.engine, "checkout", trace)
+            sa.event.remove(store.engine, "checkin", untrace)
+        else:
+            sa.event.remove(store.engine, "before_cursor_execute", grab)
     assert seen
     return seen
 

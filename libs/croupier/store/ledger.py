@@ -37,7 +37,18 @@ from sqlalchemy.engine import Connection
 from croupier import canonical
 from croupier.errors import IdempotencyConflict, InvalidInput, MoneyError, NotFound
 from croupier.store import schema
-from croupier.store.db import IDS, AnyRow, Database, insert_rows, is_sqlite, per_dialect, retryable
+from croupier.store.db import (
+    IDS,
+    AnyRow,
+    Database,
+    execute_each,
+    insert_rows,
+    is_sqlite,
+    per_dialect,
+    retryable,
+    select_params,
+    select_rows,
+)
 
 TxKind = Literal["settle", "void"]
 ESCROW = "escrow"
@@ -221,16 +232,18 @@ def _insert(conn: Connection, items: Sequence[_Pending], at_ms: int) -> list[int
         ids: dict[str, int] = {}
         taken: dict[tuple[str, str], str] = {}
         for key_chunk in _chunks(keys):
-            for r in conn.execute(_TX_BY_KEY_IN, {"ids": list(key_chunk)}):
-                if bytes(r.content_hash) != unique[r.idempotency_key].hash:
+            for tx_id, key, content_hash, _hand, _kind in select_rows(
+                conn, _TX_BY_KEY_IN, list(key_chunk)
+            ):
+                if bytes(content_hash) != unique[key].hash:
                     raise IdempotencyConflict(
-                        f"idempotency key {r.idempotency_key!r} is already used by transaction "
-                        f"{r.tx_id} with other content"
+                        f"idempotency key {key!r} is already used by transaction "
+                        f"{tx_id} with other content"
                     )
-                ids[r.idempotency_key] = int(r.tx_id)
+                ids[key] = int(tx_id)
         for hand_chunk in _chunks(hands):
-            for hr in conn.execute(_TX_BY_HAND_IN, {"ids": list(hand_chunk)}):
-                taken[(hr.hand_id, hr.kind)] = hr.idempotency_key
+            for key, hand_id, kind in select_rows(conn, _TX_BY_HAND_IN, list(hand_chunk)):
+                taken[(hand_id, kind)] = key
         new = [p for k, p in unique.items() if k not in ids]
         for p in new:
             other_key = taken.get((p.hand_id, p.kind))
@@ -275,7 +288,10 @@ def _insert(conn: Connection, items: Sequence[_Pending], at_ms: int) -> list[int
 
 
 def _totals_add(dialect: Any) -> Any:
-    stmt = dialect.insert(_T)
+    """The running totals' upsert, each value bound by its column's name."""
+    stmt = dialect.insert(_T).values(
+        {c: sa.bindparam(c) for c in ("account", "total", "settled", "voided")}
+    )
     return stmt.on_conflict_do_update(
         index_elements=[_T.c.account],
         set_={
@@ -304,7 +320,7 @@ def _insert_transactions(conn: Connection, rows: list[dict[str, Any]]) -> list[i
     reads again."""
     if not is_sqlite(conn):
         return [int(x) for x in conn.execute(_TX_INSERT, rows).scalars()]
-    first = int(conn.execute(_TX_NEXT_ID).scalar_one())
+    first = int(select_params(conn, _TX_NEXT_ID, {})[0][0])
     ids = list(range(first, first + len(rows)))
     insert_rows(conn, _TX, [{"tx_id": i, **r} for i, r in zip(ids, rows, strict=True)])
     return ids
@@ -322,13 +338,15 @@ def _add_totals(conn: Connection, new: Sequence[_Pending]) -> None:
             add[q.account][0] += q.amount
     if not add:
         return
-    conn.execute(
-        per_dialect(conn, _totals_add),
-        [
-            {"account": acc, "total": t, "settled": n, "voided": v}
-            for acc, (t, n, v) in sorted(add.items())
-        ],
-    )
+    upsert = per_dialect(conn, _totals_add)
+    rows = [
+        {"account": acc, "total": t, "settled": n, "voided": v}
+        for acc, (t, n, v) in sorted(add.items())
+    ]
+    if is_sqlite(conn):  # SQL compiled once, the rows to the driver
+        execute_each(conn, upsert, rows)
+    else:
+        conn.execute(upsert, rows)
 
 
 # --------------------------------------------------------------------------- writes

@@ -34,6 +34,11 @@ from croupier.store.db import (
 CHUNK = 500
 _ST = schema.settlements
 _ST_IN = sa.select(_ST).where(_ST.c.hand_id.in_(IDS))
+_TX_OF_IN = sa.select(
+    schema.ledger_transactions.c.tx_id,
+    schema.ledger_transactions.c.hand_id,
+    schema.ledger_transactions.c.kind,
+).where(schema.ledger_transactions.c.tx_id.in_(IDS))
 _POSTINGS_IN = (
     sa.select(
         schema.ledger_postings.c.tx_id,
@@ -130,20 +135,18 @@ def _row(r: AnyRow | Sequence[Any]) -> Settlement:
 def _stored(conn: Connection, hand_ids: Sequence[str]) -> dict[str, Settlement]:
     out: dict[str, Settlement] = {}
     for i in range(0, len(hand_ids), CHUNK):
-        for r in conn.execute(_ST_IN, {"ids": list(hand_ids[i : i + CHUNK])}):
-            out[r.hand_id] = _row(r)
+        for r in select_rows(conn, _ST_IN, list(hand_ids[i : i + CHUNK])):
+            out[r[0]] = _row(r)
     return out
 
 
 def _check_transactions(conn: Connection, items: Sequence[Settlement]) -> None:
     """Each settlement must point at its own hand's settle transaction."""
-    tx = schema.ledger_transactions
     found: dict[int, tuple[str, str]] = {}
     ids = list(dict.fromkeys(s.tx_id for s in items))
     for i in range(0, len(ids), CHUNK):
-        q = sa.select(tx.c.tx_id, tx.c.hand_id, tx.c.kind).where(tx.c.tx_id.in_(ids[i : i + CHUNK]))
-        for r in conn.execute(q):
-            found[int(r.tx_id)] = (r.hand_id, r.kind)
+        for tx_id, hand_id, kind in select_rows(conn, _TX_OF_IN, ids[i : i + CHUNK]):
+            found[int(tx_id)] = (hand_id, kind)
     for s in items:
         if found.get(s.tx_id) != (s.hand_id, "settle"):
             raise InvalidInput(

@@ -36,7 +36,7 @@ from sqlalchemy.engine import Connection, Engine
 from croupier.errors import InvalidInput, NotFound
 from croupier.events import Seal
 from croupier.store import schema
-from croupier.store.db import AnyRow, Database, insert_rows, is_sqlite
+from croupier.store.db import AnyRow, Database, insert_rows, is_sqlite, select_params
 from croupier.tlog import merkle, seal_leaf_hash
 from croupier.tlog.note import Checkpoint, NoteSigner
 
@@ -105,8 +105,8 @@ _LAST_LEAF = last_leaf_query()  # run before every append: built once
 
 def _last_leaf(conn: Connection) -> tuple[int, str | None]:
     """The log's size and the seal id of its last leaf."""
-    r = conn.execute(_LAST_LEAF).first()
-    return (0, None) if r is None else (int(r[0]) + 1, str(r[1]))
+    rows = select_params(conn, _LAST_LEAF, {})
+    return (0, None) if not rows else (int(rows[0][0]) + 1, str(rows[0][1]))
 
 
 def append_seals(conn: Connection, seals: Sequence[Seal]) -> list[int]:
