@@ -16,9 +16,11 @@ import sqlalchemy as sa
 
 from croupier.store import db, schema
 from croupier.store import events as store_events
+from croupier.store import ledger as store_ledger
 from croupier.store import outbox as store_outbox
 from croupier.store import settlements as store_settlements
 from croupier.store import tables as store_tables
+from croupier.store import tlog as store_tlog
 
 META = sa.MetaData()
 ROWS = sa.Table(
@@ -115,6 +117,9 @@ def test_the_stores_hot_reads_take_the_driver_path(tmp_path: Path) -> None:
         store_settlements._POSTINGS_IN,
         store_events._STREAMS_IN,  # an append's streams and their heads
         store_events._HEADS_IN,
+        store_ledger._TX_BY_KEY_IN,  # a settlement commit's look-ups
+        store_ledger._TX_BY_HAND_IN,
+        store_settlements._TX_OF_IN,
     ]
     eng = db.create_engine(f"sqlite:///{tmp_path / 'hot.sqlite'}")
     with eng.connect() as c:
@@ -189,7 +194,7 @@ def test_a_drivers_error_in_execute_each_is_sqlalchemys(engine: sa.Engine) -> No
     assert "select_rows_gone2" in str(caught.value)
 
 
-def test_the_relays_and_the_table_rows_statements_take_the_driver_path(tmp_path: Path) -> None:
+def test_the_relays_and_the_commits_statements_take_the_driver_path(tmp_path: Path) -> None:
     eng = db.create_engine(f"sqlite:///{tmp_path / 'relay.sqlite'}")
     with eng.connect() as c:
         assert db._sqlite_named(c, store_outbox._PENDING, result=True) is not None
@@ -197,4 +202,8 @@ def test_the_relays_and_the_table_rows_statements_take_the_driver_path(tmp_path:
         cols = tuple(c.name for c in schema.dealer_tables.columns)
         upsert = db.per_dialect(c, store_tables._upsert, cols)
         assert db._sqlite_named(c, upsert, result=False) is not None
+        totals = db.per_dialect(c, store_ledger._totals_add)
+        assert db._sqlite_named(c, totals, result=False) is not None
+        assert db._sqlite_named(c, store_ledger._TX_NEXT_ID, result=True) is not None
+        assert db._sqlite_named(c, store_tlog._LAST_LEAF, result=True) is not None
     eng.dispose()
