@@ -420,8 +420,8 @@ def _plan_seals(conn: Connection, seals: Sequence[Seal]) -> list[Seal]:
         return []
     stored: dict[str, Seal] = {}
     for chunk in _chunks(list(wanted)):
-        for r in conn.execute(_SEALS_IN, {"ids": chunk}):
-            stored[r.seal_id] = _row_seal(r)
+        for r in select_rows(conn, _SEALS_IN, chunk):
+            stored[r[0]] = _row_seal(r)
     new: list[Seal] = []
     for seal_id, s in wanted.items():
         old = stored.get(seal_id)
