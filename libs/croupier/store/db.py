@@ -531,7 +531,8 @@ def execute_each(conn: Connection, stmt: sa.Executable, rows: Sequence[Mapping[s
     named bound parameters) once for each of ``rows``, in the caller's transaction; the
     number of rows it changed in all. On SQLite the rows go to the driver's
     ``executemany`` as tuples through SQL compiled once (no value of theirs converted on
-    the way in, as :func:`insert_rows` requires); elsewhere SQLAlchemy executes it."""
+    the way in, as :func:`insert_rows` requires); elsewhere SQLAlchemy executes it with
+    every row (its driver's ``executemany``)."""
     if not rows:
         return 0
     if is_sqlite(conn):
@@ -544,10 +545,7 @@ def execute_each(conn: Connection, stmt: sa.Executable, rows: Sequence[Mapping[s
             except sqlite3.Error as e:
                 raise sa_exc.DBAPIError.instance(sql, args, e, sqlite3.Error) from e
             return int(cur.rowcount)
-    total = 0
-    for r in rows:
-        total += int(conn.execute(stmt, dict(r)).rowcount)
-    return total
+    return int(conn.execute(stmt, [dict(r) for r in rows]).rowcount)
 
 
 _REQUIRED: Any = object()

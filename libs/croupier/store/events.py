@@ -210,9 +210,7 @@ def _row_event(r: AnyRow | Sequence[Any]) -> Event:
 
 
 # Statements of the hot paths, built once (their IN lists bound as ``ids``: db.IDS).
-_STREAMS_IN = sa.select(
-    _S.c.stream_id, _S.c.kind, _S.c.variant, _S.c.table_id, _S.c.opened_at_ms, _S.c.shoe_id
-).where(_S.c.stream_id.in_(IDS))
+_STREAMS_IN = sa.select(_S).where(_S.c.stream_id.in_(IDS))
 _TOPS_IN = (
     sa.select(_E.c.stream_id, sa.func.max(_E.c.seq).label("seq"))
     .where(_E.c.stream_id.in_(IDS))
@@ -240,20 +238,10 @@ def _stream_row(s: StreamInfo) -> dict[str, Any]:
     }
 
 
-def _row_stream(r: AnyRow) -> StreamInfo:
-    return StreamInfo(
-        stream_id=r.stream_id,
-        kind=r.kind,
-        variant=r.variant,
-        table_id=r.table_id,
-        opened_at_ms=int(r.opened_at_ms),
-        shoe_id=r.shoe_id,
-    )
-
-
-def _stream_of(r: Sequence[Any]) -> StreamInfo:
-    """A row of :data:`_STREAMS_IN`, by position."""
-    stream_id, kind, variant, table_id, opened_at_ms, shoe_id = r
+def _row_stream(r: AnyRow | Sequence[Any]) -> StreamInfo:
+    """A stream from a row of ``select(streams)``, read by position (a row or the
+    driver's tuple: :func:`~croupier.store.db.select_rows`)."""
+    stream_id, kind, variant, table_id, shoe_id, opened_at_ms = r
     return StreamInfo(
         stream_id=stream_id,
         kind=kind,
@@ -306,7 +294,7 @@ def _load_states(conn: Connection, ids: Sequence[str]) -> dict[str, _StreamState
     SQLite, so the cost of appending would grow with history."""
     out: dict[str, _StreamState] = {}
     for chunk in _chunks(ids):
-        infos = {r[0]: _stream_of(r) for r in select_rows(conn, _STREAMS_IN, chunk)}
+        infos = {r[0]: _row_stream(r) for r in select_rows(conn, _STREAMS_IN, chunk)}
         if not infos:
             continue
         heads = {

@@ -338,15 +338,14 @@ def _add_totals(conn: Connection, new: Sequence[_Pending]) -> None:
             add[q.account][0] += q.amount
     if not add:
         return
-    upsert = per_dialect(conn, _totals_add)
-    rows = [
-        {"account": acc, "total": t, "settled": n, "voided": v}
-        for acc, (t, n, v) in sorted(add.items())
-    ]
-    if is_sqlite(conn):  # SQL compiled once, the rows to the driver
-        execute_each(conn, upsert, rows)
-    else:
-        conn.execute(upsert, rows)
+    execute_each(
+        conn,
+        per_dialect(conn, _totals_add),
+        [
+            {"account": acc, "total": t, "settled": n, "voided": v}
+            for acc, (t, n, v) in sorted(add.items())
+        ],
+    )
 
 
 # --------------------------------------------------------------------------- writes

@@ -22,7 +22,7 @@ from croupier import canonical
 from croupier.errors import InvalidInput
 from croupier.picklable import ByFields
 from croupier.store import schema
-from croupier.store.db import AnyRow, Database, execute_each, is_sqlite, per_dialect
+from croupier.store.db import AnyRow, Database, execute_each, per_dialect
 
 TableStatus = Literal["open", "closed"]
 _T = schema.dealer_tables
@@ -93,11 +93,7 @@ def put_tables(conn: Connection, tables: Sequence[TableRecord]) -> int:
     rows = list({t.table_id: _row(t) for t in tables}.values())
     if not rows:
         return 0
-    upsert = per_dialect(conn, _upsert, tuple(rows[0]))
-    if is_sqlite(conn):  # SQL compiled once, the rows to the driver (execute_each)
-        execute_each(conn, upsert, rows)
-    else:
-        conn.execute(upsert, rows)
+    execute_each(conn, per_dialect(conn, _upsert, tuple(rows[0])), rows)
     return len(rows)
 
 
