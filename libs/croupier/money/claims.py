@@ -9,12 +9,12 @@ lets an auditor read every factor in the record.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from croupier.errors import InvalidInput
-from croupier.money.record import ClaimLine
-from croupier.money.units import Number, exact, non_negative, product
+from croupier.money.record import ClaimLine, claim_line
+from croupier.money.units import Number, as_fraction, exact, non_negative, product
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,43 +23,45 @@ class Claim:
 
     ``base`` is a whole, non-negative number of minor units; ``factors`` are exact and
     non-negative (``int``, ``Fraction`` or strings like ``"1/2"``), stored as
-    ``Fraction``."""
+    ``Fraction``. ``multiple`` (the product of the factors) and ``amount`` (``base *
+    multiple``) are worked out once, on construction: a settlement reads each of them
+    several times (the nets, the record, the caps)."""
 
     payer: str
     payee: str
     base: int
     factors: tuple[Fraction | int, ...] = ()
     spot: str = ""
+    multiple: Fraction = field(init=False, repr=False, compare=False)
+    """The product of the factors."""
+    amount: Fraction = field(init=False, repr=False, compare=False)
+    """``base * multiple``, exact."""
 
     def __post_init__(self) -> None:
         if not self.payer or not self.payee:
             raise InvalidInput("a claim needs a payer and a payee")
         if self.payer == self.payee:
             raise InvalidInput(f"{self.payer!r} cannot owe itself")
-        object.__setattr__(self, "base", non_negative(self.base, "claim base"))
+        base = non_negative(self.base, "claim base")
+        object.__setattr__(self, "base", base)
         factors = tuple(exact(f, "claim factor") for f in self.factors)
         for f in factors:
-            if f < 0:
+            if f.numerator < 0:  # a Fraction's sign is its numerator's
                 raise InvalidInput(f"claim factors must not be negative, got {f}")
         object.__setattr__(self, "factors", factors)
-
-    @property
-    def multiple(self) -> Fraction:
-        """The product of the factors."""
-        return product(self.factors)
-
-    @property
-    def amount(self) -> Fraction:
-        """``base * multiple``, exact."""
-        return self.base * self.multiple
+        multiple = product(factors)
+        object.__setattr__(self, "multiple", multiple)
+        # Fraction * int, not int * Fraction: the reflected operator checks the int
+        # against the numeric tower's abstract classes
+        object.__setattr__(self, "amount", multiple * base)
 
     def line(self) -> ClaimLine:
-        return ClaimLine(
+        return claim_line(
             self.payer,
             self.payee,
             self.spot,
             self.base,
-            tuple(Fraction(f) for f in self.factors),
+            self.factors,  # type: ignore[arg-type]  # each a Fraction (exact)
             self.amount,
         )
 
@@ -67,9 +69,29 @@ class Claim:
 def nets_of(
     payments: Iterable[tuple[str, str, Number]], order: Sequence[str]
 ) -> dict[str, Fraction]:
-    """Net result per participant (in ``order``) of ``(payer, payee, amount)`` flows."""
+    """Net result per participant (in ``order``) of ``(payer, payee, amount)`` flows.
+
+    Counted in ``int`` while every amount is whole (the usual hand), in ``Fraction``
+    from the start again once one is not; the nets are ``Fraction`` either way."""
+    flows = payments if isinstance(payments, list | tuple) else list(payments)
+    counts: dict[str, int] = dict.fromkeys(order, 0)
+    for payer, payee, amount in flows:
+        if payer not in counts or payee not in counts:
+            missing = payer if payer not in counts else payee
+            raise InvalidInput(f"{missing!r} is not a participant")
+        n, d = amount.as_integer_ratio()
+        if d != 1:
+            return _fraction_nets(flows, order)
+        counts[payer] -= n
+        counts[payee] += n
+    return {p: Fraction(v) for p, v in counts.items()}
+
+
+def _fraction_nets(
+    flows: Sequence[tuple[str, str, Number]], order: Sequence[str]
+) -> dict[str, Fraction]:
     nets = {p: Fraction(0) for p in order}
-    for payer, payee, amount in payments:
+    for payer, payee, amount in flows:
         if payer not in nets or payee not in nets:
             missing = payer if payer not in nets else payee
             raise InvalidInput(f"{missing!r} is not a participant")
@@ -80,4 +102,4 @@ def nets_of(
 
 def ordered(nets: Mapping[str, Fraction], order: Sequence[str]) -> tuple[tuple[str, Fraction], ...]:
     """``nets`` as ``(participant, value)`` pairs in ``order``."""
-    return tuple((p, Fraction(nets.get(p, 0))) for p in order)
+    return tuple((p, as_fraction(nets.get(p, 0))) for p in order)

@@ -403,6 +403,8 @@ def hundred_spot_multiplier_limit(
 
 def limit_multiplier(multiplier: Number, limit: int) -> Fraction:
     """A spot's win or loss multiplier under :func:`hundred_spot_multiplier_limit`."""
+    if type(multiplier) is int and type(limit) is int:  # a hand's multiple: no parse
+        return Fraction(min(multiplier, limit))
     return Fraction(min(exact(multiplier, "multiplier"), Fraction(limit)))
 
 

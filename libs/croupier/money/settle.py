@@ -336,7 +336,10 @@ def settle(
         capped, cap_step = apply_cap(capped, cap)
         steps.append(cap_step)
 
-    payments = [PaymentLine(c.payer, c.payee, c.spot, c.base * m) for c, m in capped]
+    payments = [
+        PaymentLine(c.payer, c.payee, c.spot, c.amount if m is c.multiple else m * c.base)
+        for c, m in capped
+    ]
     per_comparison = rake.basis is RakeBasis.PER_COMPARISON
     carried: Mapping[str, int] | None = None
     for rule in liability:
@@ -365,7 +368,8 @@ def settle(
     grouped: dict[PaymentKey, Fraction] = {}
     for p in payments:
         key = (p.payer, p.payee, p.spot)
-        grouped[key] = grouped.get(key, Fraction(0)) + p.amount
+        so_far = grouped.get(key)
+        grouped[key] = p.amount if so_far is None else so_far + p.amount
     exact_of = _Exact(math.lcm(*(amount.denominator for amount in grouped.values())))
     owed = {key: a.numerator * (exact_of.scale // a.denominator) for key, a in grouped.items()}
     rounding, nets, spot_totals = _round(owed, exact_of, unit, order)

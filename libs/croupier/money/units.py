@@ -36,6 +36,12 @@ def exact(value: object, name: str = "value") -> Fraction:
     """``value`` as a ``Fraction``; ``int``, ``Fraction`` or a string ``"12.5"``,
     ``"1/20"`` or ``"5%"``. Raises :class:`InvalidInput` for ``float``, ``bool`` and
     anything else, so a float can never enter a money path."""
+    # the two usual types first, by exact type: ``isinstance(x, Fraction)`` of an
+    # ``int`` goes through the numeric tower's abstract-class check
+    if type(value) is Fraction:
+        return value
+    if type(value) is int:
+        return Fraction(value)
     if isinstance(value, bool):
         raise InvalidInput(f"{name} must be an exact number, not a bool")
     if isinstance(value, Fraction):
@@ -66,6 +72,8 @@ def exact(value: object, name: str = "value") -> Fraction:
 def whole(value: object, name: str = "amount") -> int:
     """``value`` as an ``int`` amount of minor units; refuses ``bool``, ``float`` and
     non-integral values."""
+    if type(value) is int:  # the usual case, without the abstract-class check below
+        return value
     if isinstance(value, bool) or not isinstance(value, int | Fraction):
         raise InvalidInput(
             f"{name} must be an integer number of minor units, not {type(value).__name__}"
@@ -128,10 +136,18 @@ def scaled(amount: Number, numerator: Number, denominator: Number) -> Fraction:
 
 def product(factors: Iterable[Number]) -> Fraction:
     """The exact product of ``factors`` (1 for none)."""
-    out = Fraction(1)
-    for f in factors:
+    it = iter(factors)
+    out: Number = next(it, 1)
+    for f in it:
         out *= f
-    return out
+    return as_fraction(out)
+
+
+def as_fraction(value: Number) -> Fraction:
+    """``value`` as a ``Fraction``: a ``Fraction`` itself (immutable, so shared), else
+    ``Fraction(value)`` — which for a ``Fraction`` would build a copy through the
+    numeric tower's checks."""
+    return value if type(value) is Fraction else Fraction(value)
 
 
 def fraction_text(value: Number) -> str:

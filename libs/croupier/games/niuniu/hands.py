@@ -25,6 +25,7 @@ import enum
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from croupier.cards import parse_card
@@ -162,6 +163,13 @@ def category_of_ranks(ranks: Sequence[str], rules: HandRules) -> Category:
 
 def niu_triple(points: Sequence[int]) -> tuple[int, int, int] | None:
     """Indices of the first three cards whose points add up to a multiple of 10."""
+    return _niu_triple(tuple(points))
+
+
+@lru_cache(maxsize=1 << 14)
+def _niu_triple(points: tuple[int, ...]) -> tuple[int, int, int] | None:
+    """:func:`niu_triple`, remembered by the points in card order (at most 10**5 of
+    five cards; a hand's evaluation asks twice, its outcome and settlement again)."""
     for idx in itertools.combinations(range(len(points)), 3):
         if sum(points[i] for i in idx) % 10 == 0:
             return idx[0], idx[1], idx[2]
