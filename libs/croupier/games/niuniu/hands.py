@@ -30,6 +30,7 @@ from typing import Any
 
 from croupier.cards import parse_card
 from croupier.errors import ConfigError, InvalidInput, NotationError
+from croupier.games.memo import recall
 
 RANKS = "A23456789TJQK"
 """Comparison order, lowest first (000 牌型大小: K > Q > J > 10 > ... > A)."""
@@ -95,6 +96,10 @@ class HandRules:
     four_bomb_ties: FourBombTies = FourBombTies.HIGHEST_CARD
     rank_of: Mapping[Category, int] = field(init=False, compare=False, hash=False)
     multipliers: Mapping[Category, int] = field(init=False, compare=False, hash=False)
+    evaluated: dict[tuple[str, ...], Hand] = field(
+        init=False, compare=False, hash=False, repr=False
+    )
+    """Hands evaluated under these rules (:func:`evaluate`)."""
 
     def __post_init__(self) -> None:
         if self.order[: len(NIU_LADDER)] != NIU_LADDER:
@@ -110,6 +115,11 @@ class HandRules:
                 raise ConfigError(f"niuniu: {c.value} needs a whole multiplier >= 1")
         object.__setattr__(self, "rank_of", {c: i for i, c in enumerate(self.order)})
         object.__setattr__(self, "multipliers", mults)
+        object.__setattr__(self, "evaluated", {})
+
+    def evaluate_new(self, cards: tuple[str, ...]) -> Hand:
+        """:func:`evaluate`, not remembered."""
+        return _evaluate(cards, self)
 
     @classmethod
     def from_config(cls, raw: Mapping[str, Any]) -> HandRules:
@@ -216,7 +226,12 @@ def parse_hand(cards: Iterable[str]) -> tuple[str, ...]:
 
 
 def evaluate(cards: Sequence[str], rules: HandRules) -> Hand:
-    """Evaluate five canonical cards (see :func:`parse_hand`)."""
+    """Evaluate five canonical cards (see :func:`parse_hand`); remembered per rules
+    (:func:`~croupier.games.memo.recall`)."""
+    return recall(rules.evaluated, tuple(cards), rules.evaluate_new)
+
+
+def _evaluate(cards: tuple[str, ...], rules: HandRules) -> Hand:
     ranks = [c[0] for c in cards]
     cat = category_of_ranks(ranks, rules)
     high = max(cards, key=card_key)
@@ -226,7 +241,7 @@ def evaluate(cards: Sequence[str], rules: HandRules) -> Hand:
         r, s = RANKS.index(quad), 0
     trip = niu_triple([POINTS[x] for x in ranks])
     three = tuple(cards[i] for i in trip) if trip is not None else ()
-    return Hand(tuple(cards), cat, rules.multiplier(cat), three, high, (rules.rank_of[cat], r, s))
+    return Hand(cards, cat, rules.multiplier(cat), three, high, (rules.rank_of[cat], r, s))
 
 
 def check_arrangement(cards: Sequence[str], three: Sequence[str]) -> tuple[str, ...]:

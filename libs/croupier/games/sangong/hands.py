@@ -33,12 +33,13 @@ and player both have 0 points the banker wins (``zero_points_banker_wins``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from croupier.cards import parse_card
 from croupier.errors import ConfigError, InvalidInput, NotationError
+from croupier.games.memo import recall
 
 RANK_ORDER = "A23456789TJQK"
 """Ranks from low to high (牌型点数大小: K > Q > J > 10 > 9 > ... > 2 > A)."""
@@ -98,6 +99,10 @@ class HandRules:
     bomb_order: BombOrder = BombOrder.RANK
     zero_points_banker_wins: bool = False
     """Banker and player both with 0 points: the banker wins outright (001 抢庄 特殊情况)."""
+    evaluated: dict[tuple[str, ...], Hand] = field(
+        init=False, compare=False, hash=False, repr=False
+    )
+    """Hands evaluated under these rules (:func:`evaluate_unchecked`)."""
 
     def __post_init__(self) -> None:
         if len(self.point_multipliers) != 10:
@@ -108,6 +113,11 @@ class HandRules:
                 raise ConfigError(f"sangong: multipliers are integers >= 1, got {m!r}")
         object.__setattr__(self, "sangong_tie", SangongTie(self.sangong_tie))
         object.__setattr__(self, "bomb_order", BombOrder(self.bomb_order))
+        object.__setattr__(self, "evaluated", {})
+
+    def evaluate_new(self, cards: tuple[str, ...]) -> Hand:
+        """:func:`evaluate_unchecked`, not remembered."""
+        return _evaluate(cards, self)
 
     def multiplier(self, category: Category, points: int = 0) -> int:
         """The multiplier of a hand of ``category`` (and ``points``, for a points hand)."""
@@ -215,7 +225,12 @@ def evaluate(cards: Sequence[str], rules: HandRules) -> Hand:
 
 
 def evaluate_unchecked(cards: tuple[str, ...], rules: HandRules) -> Hand:
-    """:func:`evaluate` for cards already known to be three distinct canonical cards."""
+    """:func:`evaluate` for cards already known to be three distinct canonical cards;
+    remembered per rules (:func:`~croupier.games.memo.recall`)."""
+    return recall(rules.evaluated, cards, rules.evaluate_new)
+
+
+def _evaluate(cards: tuple[str, ...], rules: HandRules) -> Hand:
     ranks = [c[0] for c in cards]
     idx = sorted((card_index(c) for c in cards), reverse=True)
     top = idx[0]

@@ -28,7 +28,7 @@ game's rule, not the evaluator's.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
 from typing import Any
@@ -36,6 +36,7 @@ from typing import Any
 from croupier.cards import TILES_TONGZI
 from croupier.errors import ConfigError, NotationError
 from croupier.games.common import plain_fraction
+from croupier.games.memo import recall
 
 WHITE = "5z"
 """白板."""
@@ -124,12 +125,17 @@ class TileRules:
     white_points: Fraction = Fraction(0)
     same_points: SamePoints = SamePoints.HIGH_TILE
     names: tuple[tuple[Category, str], ...] = ()
+    evaluated: dict[tuple[str, ...], PairHand] = field(
+        init=False, compare=False, hash=False, repr=False
+    )
+    """Hands evaluated under these rules (:meth:`evaluate`)."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.white_points < 1:
             raise ConfigError(f"白板 points must be in [0, 1), got {self.white_points}")
         given = dict(self.names)
         object.__setattr__(self, "names", tuple((c, given.get(c, c.value)) for c in Category))
+        object.__setattr__(self, "evaluated", {})
 
     @classmethod
     def from_config(cls, raw: Mapping[str, Any]) -> TileRules:
@@ -152,7 +158,11 @@ class TileRules:
         return dict(self.names)[category].replace("{points}", plain_fraction(points))
 
     def evaluate(self, tiles: Sequence[str]) -> PairHand:
-        """Evaluate two tiles (already valid)."""
+        """Evaluate two tiles (already valid); remembered (:func:`~croupier.games.memo.
+        recall`: at most 100 pairs in order)."""
+        return recall(self.evaluated, tuple(tiles), self._evaluate)
+
+    def _evaluate(self, tiles: tuple[str, ...]) -> PairHand:
         a, b = sorted(tiles, key=tile_rank, reverse=True)
         hi = tile_rank(a)
         points = (self.point_value(a) + self.point_value(b)) % 10
