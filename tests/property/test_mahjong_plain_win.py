@@ -184,3 +184,28 @@ def test_arbitrary_hands_with_wilds_answer_as_the_search_alone(
             d[held[0]] -= 1
     shape = Shape(tuple(d), wilds)
     assert shape.standard(limits) == _general_standard(shape, limits)
+
+
+@given(
+    st.lists(st.integers(0, 4), min_size=N_TILES, max_size=N_TILES),
+    st.integers(0, 6),
+    st.lists(st.tuples(st.integers(0, N_TILES - 1), st.sampled_from([3, 4])), max_size=4),
+)
+def test_a_shapes_tile_count_and_odd_counts(
+    counts: list[int], wilds: int, melds: list[tuple[int, int]]
+) -> None:
+    """``n_concealed`` is worked out once, at construction (and again for each tile or
+    wild a shape gains); the odd counts of seven pairs are read by value, as the sum of
+    each count's parity."""
+    shape = Shape(tuple(counts), wilds, tuple(t for t, _ in melds), tuple(n for _, n in melds))
+    assert shape.n_concealed == sum(counts) + wilds
+    assert shape.add(None).n_concealed == shape.add(5).n_concealed == shape.n_concealed + 1
+    assert win._odd_counts(shape.concealed) == sum(n % 2 for n in counts)
+    want = not melds and shape.n_concealed == 14 and sum(n % 2 for n in counts) <= wilds
+    assert shape.seven_pairs() is want
+    assert Shape(tuple(counts), wilds) == Shape(tuple(counts), wilds)
+
+
+def test_odd_counts_past_four_copies_fall_back_to_parity() -> None:
+    counts = (5, 7, 6, 1) + (0,) * (N_TILES - 4)
+    assert win._odd_counts(counts) == 3

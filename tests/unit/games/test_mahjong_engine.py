@@ -18,8 +18,7 @@ import pytest
 from croupier.errors import ActionRejected, RuleViolation
 from croupier.games import base as g
 from croupier.games.mahjong.engine import MahjongEngine
-from croupier.games.mahjong.fan import WinContext
-from croupier.games.mahjong.state import CLAIM, OVER, PENG, ROB, TURN, Meld, Pay, Win
+from croupier.games.mahjong.state import CLAIM, OVER, PENG, ROB, TURN, Meld, Pay, Win, Window
 from croupier.games.mahjong.tiles import names, parse_tiles, tile_index
 from croupier.games.registry import variant_config
 
@@ -156,6 +155,28 @@ def test_junk_hands_listen_to_nothing() -> None:
     gm = Game(e, {1: J1 + "9s", 2: J2, 3: J3, 4: J1}, que=QUE_S)
     for s in (2, 3, 4):
         assert e.ready_fan(gm.st, s) is None
+
+
+def test_a_discard_nobody_wins_on_builds_no_win_context(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The tiles are judged before the context of a win (self-draw, 杠上炮...): a
+    discard is asked of every other player, and most such hands are no win."""
+    e = xz()
+    built: list[tuple[int, str]] = []
+    ctx = MahjongEngine._ctx
+
+    def counted(self: MahjongEngine, st: Any, seat: int, how: str, w: Any) -> Any:
+        built.append((seat, how))
+        return ctx(self, st, seat, how, w)
+
+    monkeypatch.setattr(MahjongEngine, "_ctx", counted)
+    gm = Game(e, {1: J1 + "9s", 2: J2, 3: J3, 4: J1}, que=QUE_S)
+    gm.act(1, "discard", tile="9s")
+    assert gm.st.step == TURN and gm.st.current == 2  # nobody could claim it
+    assert built == []
+    refusal = e.win_refusal(gm.st, 3, tile_index("9s"), "discard", Window(CLAIM, 1, 0, []))
+    assert refusal == ("not_a_win", "seat 3's hand is not a winning hand") and built == []
 
 
 def test_xuezhan_golden_2400_self_drawn_three_fan() -> None:
@@ -369,7 +390,8 @@ def test_chicken_hand_wins_only_by_self_draw() -> None:
     before = copy.deepcopy(gm.st)
     before.players[2].hand[tile_index("2s")] -= 1
     around(gm, [2, 3, 4, 1])
-    refusal = gm.e.win_refusal(before, 2, tile_index("5p"), "discard", WinContext())
+    on_5p = Window(CLAIM, 1, tile_index("5p"), [])
+    refusal = gm.e.win_refusal(before, 2, tile_index("5p"), "discard", on_5p)
     assert refusal == ("chicken_by_discard", "鸡胡 wins only by self-draw or 抢杠")
     assert gm.e.can_win(gm.st, 2) is not None  # it drew 5p: self-drawn 鸡胡 is fine
     gm.act(2, "hu")
@@ -385,7 +407,8 @@ def test_passed_win_waits_for_own_draw_and_last_four_tiles_force_it() -> None:
     gm.act(1, "discard", tile="5p")
     gm.act(3, "pass")
     assert gm.st.players[3].passed_win and gm.st.current == 2
-    refusal = gm.e.win_refusal(gm.st, 3, tile_index("5p"), "discard", WinContext())
+    on_5p = Window(CLAIM, 1, tile_index("5p"), [])
+    refusal = gm.e.win_refusal(gm.st, 3, tile_index("5p"), "discard", on_5p)
     assert refusal[0] == "passed_win"  # type: ignore[index]
     # within the last four tiles the same win cannot be passed
     gm2 = Game(e, hands, "2s", wall=3)

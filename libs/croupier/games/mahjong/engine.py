@@ -45,7 +45,7 @@ from croupier.errors import ActionRejected, InvalidInput, NotationError, RuleVio
 from croupier.games import base as g
 from croupier.games.common import action_fields, args_object, check_auto
 from croupier.games.mahjong import payments, policy
-from croupier.games.mahjong.fan import Score, WinContext, score
+from croupier.games.mahjong.fan import Score, WinContext, is_win, score
 from croupier.games.mahjong.policy import Action
 from croupier.games.mahjong.rules import GangPay, Rules, rules_from_config
 from croupier.games.mahjong.state import (
@@ -359,14 +359,19 @@ class MahjongEngine(g.Engine[MahjongState]):
         return g_ is not None and sum(pl.hand) > 0 and sum(pl.hand) == pl.hand[g_]
 
     def win_refusal(
-        self, st: MahjongState, seat: int, tile: int | None, how: str, ctx: WinContext
+        self, st: MahjongState, seat: int, tile: int | None, how: str, window: Window | None
     ) -> tuple[str, str] | Score:
         """The score of ``seat`` winning now (``tile`` the discard or robbed tile, None
-        for a self-draw), or ``(reason, message)`` why not."""
+        for a self-draw; ``window`` the claim or rob window, None for a self-draw), or
+        ``(reason, message)`` why not. The tiles are judged first: most hands asked
+        about (every other player's, at each discard) are no win, and need no
+        :class:`WinContext`."""
         pl = st.players[seat]
-        ghost_hand = self.rules.ghost_only_wins and self.only_ghosts(st, pl)
         shape = self.shape(st, pl, tile)
-        sc = score(shape, ctx, self.rules.fan)
+        if not is_win(shape, self.rules.fan.forms):
+            return "not_a_win", f"seat {seat}'s hand is not a winning hand"
+        ghost_hand = self.rules.ghost_only_wins and self.only_ghosts(st, pl)
+        sc = score(shape, self._ctx(st, seat, how, window), self.rules.fan)
         if sc is None:
             return "not_a_win", f"seat {seat}'s hand is not a winning hand"
         if len(self.suits_held(pl, tile)) > self.rules.max_suits:
@@ -427,9 +432,7 @@ class MahjongEngine(g.Engine[MahjongState]):
     def can_win(self, st: MahjongState, seat: int) -> Score | None:
         """The score if the seat to act can win now (its turn or its claim)."""
         if st.step == TURN and seat == st.current and st.self_win_ok:
-            r = self.win_refusal(
-                st, seat, None, "self_draw", self._ctx(st, seat, "self_draw", None)
-            )
+            r = self.win_refusal(st, seat, None, "self_draw", None)
         elif st.step in (CLAIM, ROB) and st.window is not None and seat in st.window.eligible:
             return self._win_on(st, seat, st.window)
         else:
@@ -438,7 +441,7 @@ class MahjongEngine(g.Engine[MahjongState]):
 
     def _win_on(self, st: MahjongState, seat: int, w: Window) -> Score | None:
         how = "discard" if w.kind == CLAIM else "rob"
-        r = self.win_refusal(st, seat, w.tile, how, self._ctx(st, seat, how, w))
+        r = self.win_refusal(st, seat, w.tile, how, w)
         return r if isinstance(r, Score) else None
 
     def can_peng(self, st: MahjongState, seat: int, tile: int) -> bool:
@@ -523,9 +526,7 @@ class MahjongEngine(g.Engine[MahjongState]):
         if action == "hu":
             if not st.self_win_ok:
                 raise ActionRejected("no self-drawn win without a draw", reason="not_a_win")
-            r = self.win_refusal(
-                st, seat, None, "self_draw", self._ctx(st, seat, "self_draw", None)
-            )
+            r = self.win_refusal(st, seat, None, "self_draw", None)
             if not isinstance(r, Score):
                 raise ActionRejected(r[1], reason=r[0])
             return
@@ -559,7 +560,7 @@ class MahjongEngine(g.Engine[MahjongState]):
         win = self.can_win(st, seat)
         if action == "hu":
             how = "discard" if w.kind == CLAIM else "rob"
-            r = self.win_refusal(st, seat, w.tile, how, self._ctx(st, seat, how, w))
+            r = self.win_refusal(st, seat, w.tile, how, w)
             if not isinstance(r, Score):
                 raise ActionRejected(r[1], reason=r[0])
             return
@@ -719,7 +720,7 @@ class MahjongEngine(g.Engine[MahjongState]):
         r = self._scored(
             st,
             seat,
-            self.win_refusal(st, seat, None, "self_draw", self._ctx(st, seat, "self_draw", None)),
+            self.win_refusal(st, seat, None, "self_draw", None),
         )
         st.groups += 1
         st.wins.append(Win(seat, "self_draw", None, -1, r.fan, list(r.names), st.groups))
@@ -738,9 +739,7 @@ class MahjongEngine(g.Engine[MahjongState]):
             st.groups += 1
             scores = {}
             for s in winners:
-                r = self._scored(
-                    st, s, self.win_refusal(st, s, w.tile, how, self._ctx(st, s, how, w))
-                )
+                r = self._scored(st, s, self.win_refusal(st, s, w.tile, how, w))
                 scores[s] = r
             for s in winners:
                 r = scores[s]

@@ -286,15 +286,21 @@ def _seven_pairs_reading(shape: Shape) -> dict[str, int] | None:
     return found
 
 
-def readings(shape: Shape, ctx: WinContext, forms: Forms) -> list[dict[str, int]]:
-    """Every reading of a winning hand as its patterns (empty: not a win)."""
-    # not a win in any form: nothing to read (every standard reading is a decomposition
-    # within limits, so there is none without a decomposition free of them)
-    if not (
+def is_win(shape: Shape, forms: Forms) -> bool:
+    """Whether the tiles win in some form the variant plays. A hand that does not has
+    no reading (every standard reading is a decomposition within limits, so there is
+    none without a decomposition free of them); one that does may still have none
+    within a variant's limits."""
+    return (
         shape.standard()
         or (forms.seven_pairs and shape.seven_pairs())
         or (forms.thirteen_orphans and shape.thirteen_orphans())
-    ):
+    )
+
+
+def readings(shape: Shape, ctx: WinContext, forms: Forms) -> list[dict[str, int]]:
+    """Every reading of a winning hand as its patterns (empty: not a win)."""
+    if not is_win(shape, forms):
         return []
     return _all_readings(shape, ctx, forms)
 

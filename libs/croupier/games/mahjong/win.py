@@ -25,7 +25,7 @@ it against a brute-force search that substitutes every possible tile for every w
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from croupier.games.mahjong.tiles import N_TILES, ORPHANS, is_terminal_or_honour
@@ -244,6 +244,15 @@ def _group_wilds(part: Counts, with_pair: bool, runs: bool) -> int:
     return best
 
 
+def _odd_counts(counts: Counts) -> int:
+    """How many tiles are held an odd number of times: counted by value while every
+    count is a tile's (0 to 4), which the tuple's own ``count`` does in C."""
+    odd = counts.count(1) + counts.count(3)
+    if odd + counts.count(0) + counts.count(2) + counts.count(4) == len(counts):
+        return odd
+    return sum(n % 2 for n in counts)
+
+
 @dataclass(frozen=True, slots=True)
 class Shape:
     """A hand to judge: concealed real tiles (34 counts), wilds, exposed meld tiles
@@ -253,6 +262,11 @@ class Shape:
     wilds: int = 0
     melds: tuple[int, ...] = ()
     meld_sizes: tuple[int, ...] = ()
+    n_concealed: int = field(init=False, repr=False, compare=False)
+    """Concealed tiles, wilds included: every form's first test."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "n_concealed", sum(self.concealed) + self.wilds)
 
     @classmethod
     def of(
@@ -273,10 +287,6 @@ class Shape:
         if tile is None:
             return Shape(self.concealed, self.wilds + 1, self.melds, self.meld_sizes)
         return Shape(_sub(self.concealed, tile, -1), self.wilds, self.melds, self.meld_sizes)
-
-    @property
-    def n_concealed(self) -> int:
-        return sum(self.concealed) + self.wilds
 
     def real_totals(self) -> list[int]:
         """Real copies of each tile in the hand, exposed ones included."""
@@ -352,15 +362,14 @@ class Shape:
     def seven_pairs(self) -> bool:
         if self.melds or self.n_concealed != 14:
             return False
-        singles = sum(n % 2 for n in self.concealed)
-        return singles <= self.wilds
+        return _odd_counts(self.concealed) <= self.wilds
 
     def seven_pairs_quads(self) -> int:
         """The most four-of-a-kinds a seven-pairs reading can hold (-1: not seven pairs)."""
         if not self.seven_pairs():
             return -1
         c = self.concealed
-        singles = sum(n % 2 for n in c)
+        singles = _odd_counts(c)
         spare = (self.wilds - singles) // 2
         quads = sum(1 for n in c if n >= 3)
         pairs = sum(1 for n in c if n in (1, 2))
