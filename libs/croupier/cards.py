@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import TypeGuard
 
 from croupier.errors import NotationError
 
@@ -81,6 +82,12 @@ def parse_card(text: str) -> str:
         if c in _VALID_CARDS:
             return c
     raise NotationError(f"{text!r} is not a card (rank A23456789TJQK + suit shdc, or BJ/RJ)")
+
+
+def is_card(value: object) -> TypeGuard[str]:
+    """Whether ``value`` is a card written canonically (``parse_card(value) == value``),
+    by one look-up."""
+    return isinstance(value, str) and value in _VALID_CARDS
 
 
 def parse_cards(text: str) -> list[str]:

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
-from croupier.cards import parse_card
-from croupier.errors import ActionRejected, ConfigError, InvalidInput, RuleViolation
+from croupier.cards import is_card
+from croupier.errors import ActionRejected, ConfigError, RuleViolation
 from croupier.games import base as g
 from croupier.games.common import (
     action_fields,
@@ -74,18 +74,14 @@ def check_deal(req: g.DealRequest | None, p: Mapping[str, Any], copies: int) -> 
     def counted(card: object) -> str:
         if card == HIDDEN:
             return HIDDEN
-        try:
-            ok = parse_card(str(card)) == card
-        except InvalidInput:
-            ok = False
-        if not ok:
+        if not is_card(card):
             raise RuleViolation(f"{card!r} is not a card", reason="bad_card")
-        seen[str(card)] += 1
-        if seen[str(card)] > copies:
+        seen[card] += 1
+        if seen[card] > copies:
             raise RuleViolation(
                 f"{card} dealt more often than the {copies} deck(s) hold it", reason="bad_card"
             )
-        return str(card)
+        return card
 
     check_dealt(req, p, counted)
 
