@@ -110,3 +110,42 @@ def test_the_best_fan_is_what_each_tile_tried_anew_gives(variant: str) -> None:
         assert payments.ready_fan(e, st, 1) == want, (hand, melds, que, ghost)
         listening += want is not None
     assert listening > 20  # listening hands are among those drawn
+
+
+def test_a_hands_best_fan_is_read_once_by_all_it_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Remembered per engine by the shape, the suits held, the 定缺 suit and the ghost:
+    the same hand asked again is not read again, the same tiles under another 定缺 suit
+    are."""
+    e = engine("mahjong.xuezhan")
+    assert isinstance(e, MahjongEngine)
+    e.ready_fans.clear()
+    read: list[tuple[object, ...]] = []
+    fresh = payments._ready_fan
+
+    def counted(*args: object) -> int | None:
+        read.append(args[2:])
+        return fresh(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(payments, "_ready_fan", counted)
+    hand = [0] * N_TILES
+    for t in (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13):  # 123456789m 123p 5p: waits on 5p
+        hand[t] += 1
+
+    def state(que: str | None) -> MahjongState:
+        pl = Player(seat=1, hand=list(hand), melds=[], que=que)
+        return MahjongState(
+            variant=e.variant,
+            table="t1",
+            hand_id="t1_h1",
+            hand_no=1,
+            shoe_hand_no=1,
+            seats={},
+            players={1: pl},
+        )
+
+    listening = payments.ready_fan(e, state(None), 1)
+    assert listening is not None and listening == reference(e, state(None), 1)
+    assert payments.ready_fan(e, state(None), 1) == listening
+    assert len(read) == 1
+    assert payments.ready_fan(e, state("p"), 1) is None  # holds its 定缺 suit
+    assert len(read) == 2 and read[1][1] == "p"

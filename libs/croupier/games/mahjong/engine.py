@@ -127,6 +127,10 @@ class MahjongEngine(g.Engine[MahjongState]):
         self.universe = tuple(range(27 if base == "mahjong108" else N_TILES))
         if self.rules.indicator and base != "mahjong136":
             raise InvalidInput("a ghost tile needs the 136-tile set")
+        self.ready_fans: dict[tuple[Shape, frozenset[str], str | None, int | None], int | None]
+        self.ready_fans = {}
+        """查大叫's readings (:func:`.payments.ready_fan`) remembered by what they read: a
+        closed hand's are asked by its outcome, its settlement and its claims."""
 
     # -- lifecycle -------------------------------------------------------------------
     def open(self, hand_id: str, payload: Mapping[str, Any]) -> MahjongState:

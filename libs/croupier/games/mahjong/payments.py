@@ -17,6 +17,8 @@ from croupier.games.mahjong.state import (
     Pay,
 )
 from croupier.games.mahjong.tiles import suit_of
+from croupier.games.mahjong.win import Shape
+from croupier.games.memo import recall
 from croupier.money import (
     ChaDaJiao,
     Claim,
@@ -39,17 +41,24 @@ if TYPE_CHECKING:
 
 def ready_fan(e: MahjongEngine, st: MahjongState, seat: int) -> int | None:
     """For a player not won: the best fan their hand can win with (有叫/听牌: the
-    largest over the winning tiles, as a win on a discard), None if not listening."""
+    largest over the winning tiles, as a win on a discard), None if not listening.
+    Remembered per engine by all it reads (the hand's shape, its suits, its 定缺 suit
+    and the ghost: :func:`~croupier.games.memo.recall`)."""
     pl = st.players[seat]
+    key = (e.shape(st, pl), frozenset(e.suits_held(pl)), pl.que, st.ghost)
+    return recall(e.ready_fans, key, lambda k: _ready_fan(e, *k))
+
+
+def _ready_fan(
+    e: MahjongEngine, shape: Shape, held: frozenset[str], que: str | None, ghost: int | None
+) -> int | None:
     best: int | None = None
     # the hand, its tile totals and its suits are the same for every tile tried: read
     # once (a tile adds its own suit, an honour none: ``e.suits_held(pl, t)``)
-    shape = e.shape(st, pl)
     totals = shape.real_totals()
-    held = e.suits_held(pl)
     ctx = WinContext()
     for t in e.universe:
-        if t == st.ghost:
+        if t == ghost:
             continue
         if totals[t] >= 4:
             continue
@@ -57,7 +66,7 @@ def ready_fan(e: MahjongEngine, st: MahjongState, seat: int) -> int | None:
         suits = held if suit == "z" or suit in held else held | {suit}
         if len(suits) > e.rules.max_suits:
             continue
-        if pl.que is not None and pl.que in suits:
+        if que is not None and que in suits:
             continue
         sc = score(shape.add(t), ctx, e.rules.fan)
         if sc is not None and (best is None or sc.fan > best):
