@@ -78,6 +78,20 @@ def _hand(rng: random.Random, universe: list[int], n: int, ghost: int | None) ->
     return hand
 
 
+def one_player(variant: str, pl: Player, ghost: int | None = None) -> MahjongState:
+    """A hand's state holding only ``pl`` (seat 1): what 查大叫 reads."""
+    return MahjongState(
+        variant=variant,
+        table="t1",
+        hand_id="t1_h1",
+        hand_no=1,
+        shoe_hand_no=1,
+        seats={},
+        players={1: pl},
+        ghost=ghost,
+    )
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_the_best_fan_is_what_each_tile_tried_anew_gives(variant: str) -> None:
     e = engine(variant)
@@ -95,17 +109,7 @@ def test_the_best_fan_is_what_each_tile_tried_anew_gives(variant: str) -> None:
         for m in melds:  # a meld's tile is not held concealed past four in all
             hand[m.tile] = min(hand[m.tile], 4 - m.size)
         que = rng.choice([None, None, "m", "p", "s"])
-        pl = Player(seat=1, hand=hand, melds=melds, que=que)
-        st = MahjongState(
-            variant=variant,
-            table="t1",
-            hand_id="t1_h1",
-            hand_no=1,
-            shoe_hand_no=1,
-            seats={},
-            players={1: pl},
-            ghost=ghost,
-        )
+        st = one_player(variant, Player(seat=1, hand=hand, melds=melds, que=que), ghost)
         want = reference(e, st, 1)
         assert payments.ready_fan(e, st, 1) == want, (hand, melds, que, ghost)
         listening += want is not None
@@ -132,16 +136,7 @@ def test_a_hands_best_fan_is_read_once_by_all_it_reads(monkeypatch: pytest.Monke
         hand[t] += 1
 
     def state(que: str | None) -> MahjongState:
-        pl = Player(seat=1, hand=list(hand), melds=[], que=que)
-        return MahjongState(
-            variant=e.variant,
-            table="t1",
-            hand_id="t1_h1",
-            hand_no=1,
-            shoe_hand_no=1,
-            seats={},
-            players={1: pl},
-        )
+        return one_player(e.variant, Player(seat=1, hand=list(hand), melds=[], que=que))
 
     listening = payments.ready_fan(e, state(None), 1)
     assert listening is not None and listening == reference(e, state(None), 1)

@@ -112,15 +112,20 @@ flows = st.lists(
 )
 
 
-def reference_nets(fs: list[tuple[str, str, int | Fraction]], order: tuple[str, ...]):
-    nets = {p: Fraction(0) for p in order}
-    for payer, payee, amount in fs:
-        if payer not in nets or payee not in nets:
-            missing = payer if payer not in nets else payee
-            raise InvalidInput(f"{missing!r} is not a participant")
-        nets[payer] -= amount
-        nets[payee] += amount
-    return nets
+def reference_nets(
+    fs: list[tuple[str, str, int | Fraction]], order: tuple[str, ...]
+) -> dict[str, Fraction]:
+    """Each participant's receipts less its payments, in ``Fraction``; the first flow
+    naming someone not in ``order`` refused."""
+    for payer, payee, _ in fs:
+        for who in (payer, payee):
+            if who not in order:
+                raise InvalidInput(f"{who!r} is not a participant")
+    return {
+        p: sum((Fraction(a) for _, q, a in fs if q == p), Fraction(0))
+        - sum((Fraction(a) for q, _, a in fs if q == p), Fraction(0))
+        for p in order
+    }
 
 
 @given(flows, st.permutations(PEOPLE), st.integers(2, 5), st.booleans())
