@@ -5,16 +5,27 @@ hand read anew gives (the reference below, the loop as it was written first)."""
 
 from __future__ import annotations
 
+import copy
 import random
 
 import pytest
 
+from croupier.games import base as g
 from croupier.games.mahjong import payments
 from croupier.games.mahjong.engine import MahjongEngine
-from croupier.games.mahjong.fan import WinContext, score
-from croupier.games.mahjong.state import AN_GANG, PENG, MahjongState, Meld, Player
-from croupier.games.mahjong.tiles import N_TILES
-from croupier.games.registry import engine
+from croupier.games.mahjong.fan import Score, WinContext, score
+from croupier.games.mahjong.state import (
+    AN_GANG,
+    CLAIM,
+    PENG,
+    ROB,
+    MahjongState,
+    Meld,
+    Player,
+    Window,
+)
+from croupier.games.mahjong.tiles import N_TILES, parse_tiles, tile_index
+from croupier.games.registry import engine, variant_config
 
 VARIANTS = ["mahjong.xuezhan", "mahjong.xuezhan_daodi", "mahjong.guangdong"]
 
@@ -144,3 +155,80 @@ def test_a_hands_best_fan_is_read_once_by_all_it_reads(monkeypatch: pytest.Monke
     assert len(read) == 1
     assert payments.ready_fan(e, state("p"), 1) is None  # holds its 定缺 suit
     assert len(read) == 2 and read[1][1] == "p"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_tile_proved_no_win_is_refused_a_win(variant: str) -> None:
+    """``MahjongEngine._no_win_on`` (the 定缺 suit held, or an isolated tile without
+    wilds) only ever answers for hands that ``win_refusal`` refuses, on a discard and on
+    a robbed 杠, over random hands of every kind and every tile; and it answers for
+    many of them."""
+    e = engine(variant)
+    assert isinstance(e, MahjongEngine)
+    rng = random.Random(f"no-win {variant}")
+    universe = list(e.universe)
+    proved = wins = 0
+    for _ in range(300):
+        ghost = rng.choice(universe) if variant == "mahjong.guangdong" else None
+        melds = [
+            Meld(rng.choice([PENG, PENG, AN_GANG]), t)
+            for t in rng.sample(universe, rng.choice([0, 0, 1, 2]))
+        ]
+        hand = _hand(rng, universe, 13 - 3 * len(melds), ghost)
+        for m in melds:
+            hand[m.tile] = min(hand[m.tile], 4 - m.size)
+        que = rng.choice([None, None, "m", "p", "s"])
+        st = one_player(variant, Player(seat=1, hand=hand, melds=melds, que=que), ghost)
+        for t in universe:
+            if t == ghost or hand[t] >= 4:
+                continue
+            for kind in (CLAIM, ROB):
+                r = e.win_refusal(
+                    st, 1, t, "discard" if kind == CLAIM else "rob", Window(kind, 2, t, [])
+                )
+                if e._no_win_on(st, st.players[1], t):
+                    proved += 1
+                    assert not isinstance(r, Score), (hand, melds, que, ghost, t)
+                wins += isinstance(r, Score)
+    assert wins > 10 and proved > 1000
+
+
+def _counts(*tiles: str) -> list[int]:
+    hand = [0] * N_TILES
+    for name in tiles:
+        for t in parse_tiles([name[i : i + 2] for i in range(0, len(name), 2)]):
+            hand[t] += 1
+    return hand
+
+
+def _without_orphans(variant: str) -> MahjongEngine:
+    """The variant's engine without the thirteen-orphans form (the one form an isolated
+    tile can win in): 广东's ghosts then reach the isolated-tile proof."""
+    raw = copy.deepcopy(dict(variant_config(variant).raw))
+    raw["forms"] = {**raw["forms"], "thirteen_orphans": False}
+    return MahjongEngine(g.VariantConfig.from_json_dict(raw))
+
+
+@pytest.mark.parametrize(
+    ("variant", "tiles", "ghost", "tile", "how"),
+    [
+        # a wild makes the pair with any tile: not isolated while a ghost is held
+        ("mahjong.guangdong", "1m2m3m4m5m6m7m8m9m1p2p3p5z", "5z", "9s", ROB),
+        # edge and middle waits: the tile's neighbour is held
+        ("mahjong.xuezhan", "1m2m3m4m5m6m7m8m9m1p1p2p3p", None, "4p", CLAIM),
+        ("mahjong.xuezhan", "1m2m3m4m5m6m7m8m9m1p1p2p4p", None, "3p", CLAIM),
+        # a single wait: the tile's copy is held
+        ("mahjong.xuezhan_daodi", "1m2m3m4m5m6m7m8m9m1p2p3p9p", None, "9p", CLAIM),
+    ],
+)
+def test_tiles_that_win_are_never_proved_no_win(
+    variant: str, tiles: str, ghost: str | None, tile: str, how: str
+) -> None:
+    g_ = None if ghost is None else tile_index(ghost)
+    t = tile_index(tile)
+    for e in (engine(variant), _without_orphans(variant)):
+        assert isinstance(e, MahjongEngine)
+        st = one_player(variant, Player(seat=1, hand=_counts(tiles), melds=[]), g_)
+        r = e.win_refusal(st, 1, t, "discard" if how == CLAIM else "rob", Window(how, 2, t, []))
+        assert isinstance(r, Score), r
+        assert not e._no_win_on(st, st.players[1], t)

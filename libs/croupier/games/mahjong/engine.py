@@ -444,9 +444,39 @@ class MahjongEngine(g.Engine[MahjongState]):
         return r if isinstance(r, Score) else None
 
     def _win_on(self, st: MahjongState, seat: int, w: Window) -> Score | None:
+        if self._no_win_on(st, st.players[seat], w.tile):
+            return None
         how = "discard" if w.kind == CLAIM else "rob"
         r = self.win_refusal(st, seat, w.tile, how, w)
         return r if isinstance(r, Score) else None
+
+    def _no_win_on(self, st: MahjongState, pl: Player, tile: int) -> bool:
+        """A cheap proof that :meth:`win_refusal` refuses ``pl`` a win on ``tile``
+        whatever its reason (a discard is asked of every other player): the hand, its
+        melds or the tile hold the 定缺 suit (its refusal, hoisted before the tiles are
+        judged); or, with no wilds in hand and no thirteen-orphans form, the tile is
+        isolated — no copy held and no tile of its suit next to it (every 顺子 holding
+        it holds a neighbour) — so it stands in no set and no pair, and the tiles win
+        in no form."""
+        h = pl.hand
+        que = pl.que
+        if que is not None:
+            base = SUITS.index(que) * 9
+            if (
+                suit_of(tile) == que
+                or any(h[base : base + 9])
+                or any(base <= m.tile < base + 9 for m in pl.melds)
+            ):
+                return True
+        if h[tile] or self.rules.fan.forms.thirteen_orphans:
+            return False
+        ghost = st.ghost
+        if ghost is not None and (h[ghost] or tile == ghost):
+            return False
+        if tile >= 27:  # an honour stands only in a 刻子 or the pair
+            return True
+        low = tile - tile % 9
+        return not any(h[max(low, tile - 1) : min(low + 9, tile + 2)])
 
     def can_peng(self, st: MahjongState, seat: int, tile: int) -> bool:
         pl = st.players[seat]
