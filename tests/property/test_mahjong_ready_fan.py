@@ -155,6 +155,8 @@ def test_a_hands_best_fan_is_read_once_by_all_it_reads(monkeypatch: pytest.Monke
     assert len(read) == 1
     assert payments.ready_fan(e, state("p"), 1) is None  # holds its 定缺 suit
     assert len(read) == 2 and read[1][1] == "p"
+    assert payments.ready_fan(e, state("p"), 1) is None  # "not listening" remembered too
+    assert len(read) == 2
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
