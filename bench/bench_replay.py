@@ -24,6 +24,12 @@ the same hands for two versions of the code, and a run cheap enough for valgrind
     valgrind --tool=callgrind --callgrind-out-file=/dev/null .venv/bin/python \
         bench/bench_replay.py --events /tmp/replay.pickle --variants baccarat --repeat 1
 
+Answers a family remembers (hands per rule set, 查大叫's best fan:
+:mod:`croupier.games.memo`) are warm from the second repeat on, so the least of
+several repeats overstates those families against a log of distinct hands: for
+that figure use ``--repeat 1`` (CPU of one pass), or instructions (``--repeat 1`` less
+``--repeat 0``).
+
 ``--dump FILE`` writes every hand's outcome, or its refusal (one JSON line a hand): two
 dumps from two versions of the engines must be identical byte for byte.
 ``--profile VARIANT`` runs that variant's replays under cProfile and prints the top

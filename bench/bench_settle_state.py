@@ -12,6 +12,12 @@ play_table`, the bots of every family) against the dealer core in process
 same hands. Each hand is replayed to its closed state (what ``settle_events`` does
 before settling), then ``settle_state`` runs over all of a variant's hands ``--repeat``
 times; the least CPU time (``time.process_time``) of the repeats is reported per call.
+Answers a family remembers (hands per rule set, 查大叫's best fan:
+:mod:`croupier.games.memo`) are warm from the second repeat on, so the least of
+several repeats overstates those families against a log of distinct hands: for
+that figure use ``--repeat 1`` (CPU of one pass), or instructions (``--repeat 1`` less
+``--repeat 0``).
+
 ``--dump FILE`` writes every hand's record bytes, postings and ``hand.settled`` payload
 (one JSON line a hand): two dumps from two versions of the kernel must be identical byte
 for byte. ``--service`` also encodes each hand's ``hand.settled`` payload as the
