@@ -103,26 +103,33 @@ def one_player(variant: str, pl: Player, ghost: int | None = None) -> MahjongSta
     )
 
 
+def random_state(e: MahjongEngine, rng: random.Random) -> MahjongState:
+    """One player with a random hand of ``e``'s variant: most often one tile short of a
+    win, with melds, a 定缺 suit, a ghost (广东) held or not."""
+    universe = list(e.universe)
+    ghost = rng.choice(universe) if e.variant == "mahjong.guangdong" else None
+    melds = [
+        Meld(rng.choice([PENG, PENG, AN_GANG]), t)
+        for t in rng.sample(universe, rng.choice([0, 0, 1, 2]))
+    ]
+    hand = _hand(rng, universe, 13 - 3 * len(melds), ghost)
+    for m in melds:  # a meld's tile is not held concealed past four in all
+        hand[m.tile] = min(hand[m.tile], 4 - m.size)
+    que = rng.choice([None, None, "m", "p", "s"])
+    return one_player(e.variant, Player(seat=1, hand=hand, melds=melds, que=que), ghost)
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_the_best_fan_is_what_each_tile_tried_anew_gives(variant: str) -> None:
     e = engine(variant)
     assert isinstance(e, MahjongEngine)
     rng = random.Random(variant)
-    universe = list(e.universe)
     listening = 0
     for _ in range(400):
-        ghost = rng.choice(universe) if variant == "mahjong.guangdong" else None
-        melds = [
-            Meld(rng.choice([PENG, PENG, AN_GANG]), t)
-            for t in rng.sample(universe, rng.choice([0, 0, 1, 2]))
-        ]
-        hand = _hand(rng, universe, 13 - 3 * len(melds), ghost)
-        for m in melds:  # a meld's tile is not held concealed past four in all
-            hand[m.tile] = min(hand[m.tile], 4 - m.size)
-        que = rng.choice([None, None, "m", "p", "s"])
-        st = one_player(variant, Player(seat=1, hand=hand, melds=melds, que=que), ghost)
+        st = random_state(e, rng)
         want = reference(e, st, 1)
-        assert payments.ready_fan(e, st, 1) == want, (hand, melds, que, ghost)
+        pl = st.players[1]
+        assert payments.ready_fan(e, st, 1) == want, (pl.hand, pl.melds, pl.que, st.ghost)
         listening += want is not None
     assert listening > 20  # listening hands are among those drawn
 
@@ -168,21 +175,12 @@ def test_a_tile_proved_no_win_is_refused_a_win(variant: str) -> None:
     e = engine(variant)
     assert isinstance(e, MahjongEngine)
     rng = random.Random(f"no-win {variant}")
-    universe = list(e.universe)
     proved = wins = 0
     for _ in range(300):
-        ghost = rng.choice(universe) if variant == "mahjong.guangdong" else None
-        melds = [
-            Meld(rng.choice([PENG, PENG, AN_GANG]), t)
-            for t in rng.sample(universe, rng.choice([0, 0, 1, 2]))
-        ]
-        hand = _hand(rng, universe, 13 - 3 * len(melds), ghost)
-        for m in melds:
-            hand[m.tile] = min(hand[m.tile], 4 - m.size)
-        que = rng.choice([None, None, "m", "p", "s"])
-        st = one_player(variant, Player(seat=1, hand=hand, melds=melds, que=que), ghost)
-        for t in universe:
-            if t == ghost or hand[t] >= 4:
+        st = random_state(e, rng)
+        pl = st.players[1]
+        for t in e.universe:
+            if t == st.ghost or pl.hand[t] >= 4:
                 continue
             for kind in (CLAIM, ROB):
                 r = e.win_refusal(
@@ -190,7 +188,7 @@ def test_a_tile_proved_no_win_is_refused_a_win(variant: str) -> None:
                 )
                 if e._no_win_on(st, st.players[1], t):
                     proved += 1
-                    assert not isinstance(r, Score), (hand, melds, que, ghost, t)
+                    assert not isinstance(r, Score), (pl.hand, pl.melds, pl.que, st.ghost, t)
                 wins += isinstance(r, Score)
     assert wins > 10 and proved > 1000
 
