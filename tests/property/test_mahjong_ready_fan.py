@@ -232,3 +232,17 @@ def test_tiles_that_win_are_never_proved_no_win(
         r = e.win_refusal(st, 1, t, "discard" if how == CLAIM else "rob", Window(how, 2, t, []))
         assert isinstance(r, Score), r
         assert not e._no_win_on(st, st.players[1], t)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_holding_the_que_suit_is_the_suits_held(variant: str) -> None:
+    """``holds_que`` (``win_refusal``'s 定缺 refusal and the no-win proof) reads the
+    suit's counts as ``suits_held`` reads the whole hand."""
+    e = engine(variant)
+    assert isinstance(e, MahjongEngine)
+    rng = random.Random(f"que {variant}")
+    for _ in range(300):
+        pl = random_state(e, rng).players[1]
+        for t in (None, *e.universe):
+            want = pl.que is not None and pl.que in e.suits_held(pl, t)
+            assert e.holds_que(pl, t) is want

@@ -380,7 +380,7 @@ class MahjongEngine(g.Engine[MahjongState]):
             return "not_a_win", f"seat {seat}'s hand is not a winning hand"
         if len(self.suits_held(pl, tile)) > self.rules.max_suits:
             return "too_many_suits", f"a win holds at most {self.rules.max_suits} suits"
-        if pl.que is not None and pl.que in self.suits_held(pl, tile):
+        if self.holds_que(pl, tile):
             return "que_suit_held", f"seat {seat} still holds its 定缺 suit {pl.que}"
         if how != "self_draw" and pl.passed_win:
             return "passed_win", f"seat {seat} passed a win and waits for its own draw (过手)"
@@ -450,6 +450,20 @@ class MahjongEngine(g.Engine[MahjongState]):
         r = self.win_refusal(st, seat, w.tile, how, w)
         return r if isinstance(r, Score) else None
 
+    @staticmethod
+    def holds_que(pl: Player, tile: int | None = None) -> bool:
+        """Whether ``pl``'s hand, melds or ``tile`` hold its 定缺 suit (no win while
+        they do): ``pl.que in suits_held(pl, tile)``, read from the suit's nine counts."""
+        que = pl.que
+        if que is None:
+            return False
+        base = SUITS.index(que) * 9
+        return (
+            (tile is not None and suit_of(tile) == que)
+            or any(pl.hand[base : base + 9])
+            or any(base <= m.tile < base + 9 for m in pl.melds)
+        )
+
     def _no_win_on(self, st: MahjongState, pl: Player, tile: int) -> bool:
         """A cheap proof that :meth:`win_refusal` refuses ``pl`` a win on ``tile``
         whatever its reason (a discard is asked of every other player): the hand, its
@@ -458,16 +472,9 @@ class MahjongEngine(g.Engine[MahjongState]):
         isolated — no copy held and no tile of its suit next to it (every 顺子 holding
         it holds a neighbour) — so it stands in no set and no pair, and the tiles win
         in no form."""
+        if self.holds_que(pl, tile):
+            return True
         h = pl.hand
-        que = pl.que
-        if que is not None:
-            base = SUITS.index(que) * 9
-            if (
-                suit_of(tile) == que
-                or any(h[base : base + 9])
-                or any(base <= m.tile < base + 9 for m in pl.melds)
-            ):
-                return True
         if h[tile] or self.rules.fan.forms.thirteen_orphans:
             return False
         ghost = st.ghost
