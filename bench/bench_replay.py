@@ -4,7 +4,7 @@ and ``outcome``, per variant, in CPU µs per hand.
 
     .venv/bin/python bench/bench_replay.py [--hands 300] [--players 8]
         [--variants baccarat,...] [--repeat 5] [--chain] [--events FILE]
-        [--dump FILE] [--profile VARIANT]
+        [--settle] [--dump FILE] [--profile VARIANT]
 
 Hands are played once by the demo's own table loop (:func:`croupier_services.demo.
 play_table`) against the dealer core in process, seeded, so every run replays the same
@@ -15,6 +15,10 @@ them for the rule service; ``--chain`` times that chain check
 The least CPU time (``time.process_time``) of ``--repeat`` runs is reported per hand.
 Everything built before the clock starts is frozen out of the garbage collector
 (:func:`gc.freeze`), whose collections then walk only what the replays allocate.
+
+``--settle`` settles each replayed hand too (:func:`croupier.settlement.settle_state`:
+the settlement, its record, bytes, hash and postings), as the one-pass consumer and the
+audit do after the outcome: the figure of a hand's whole check.
 
 ``--events FILE`` keeps the played hands (pickled) and reads them back on the next run:
 the same hands for two versions of the code, and a run cheap enough for valgrind, where
@@ -58,6 +62,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from croupier.errors import CroupierError
 from croupier.events import Event, verify_chain
 from croupier.games.registry import engine as engine_for
+from croupier.settlement import settle_state
 from croupier_services.demo import Progress, Refusals, play_table
 from tests.integration.test_demo_seeds import LocalTables
 
@@ -96,14 +101,21 @@ def parsed(hands: Sequence[Hand]) -> list[Parsed]:
     return out
 
 
-def replay_one(variant: str, stream: str, pairs: list[tuple[str, dict[str, Any]]]) -> Any:
+def replay_one(
+    variant: str, stream: str, pairs: list[tuple[str, dict[str, Any]]], settle: bool = False
+) -> Any:
     eng = engine_for(variant)
     st = eng.replay(stream, pairs)
     eng.close_check(st)
-    return eng.outcome(st)
+    out = eng.outcome(st)
+    if settle:
+        return out, settle_state(eng, st).record_hash
+    return out
 
 
-def run(variant: str, hands: Sequence[Hand], ready: list[Parsed], chain: bool) -> float:
+def run(
+    variant: str, hands: Sequence[Hand], ready: list[Parsed], chain: bool, settle: bool
+) -> float:
     start = time.process_time()
     if chain:
         for events in hands:
@@ -112,16 +124,19 @@ def run(variant: str, hands: Sequence[Hand], ready: list[Parsed], chain: bool) -
                 variant,
                 events[0].stream,
                 [(e.type, p) for e, p in zip(events, payloads, strict=True)],
+                settle,
             )
     else:
         for stream, pairs in ready:
-            replay_one(variant, stream, pairs)
+            replay_one(variant, stream, pairs, settle)
     return time.process_time() - start
 
 
-def dump_line(variant: str, stream: str, pairs: list[tuple[str, dict[str, Any]]]) -> str:
+def dump_line(
+    variant: str, stream: str, pairs: list[tuple[str, dict[str, Any]]], settle: bool
+) -> str:
     try:
-        result: Any = {"outcome": replay_one(variant, stream, pairs)}
+        result: Any = {"outcome": replay_one(variant, stream, pairs, settle)}
     except CroupierError as e:
         result = {"refused": [type(e).__name__, e.reason, e.message]}
     return json.dumps({"variant": variant, "hand": stream, **result}, sort_keys=True)
@@ -135,6 +150,7 @@ def main() -> None:
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--variants", default="baccarat")
     p.add_argument("--chain", action="store_true")
+    p.add_argument("--settle", action="store_true")
     p.add_argument("--events", default="")
     p.add_argument("--dump", default="")
     p.add_argument("--profile", default="")
@@ -167,12 +183,12 @@ def main() -> None:
         with open(args.dump, "w") as f:
             for v in names:
                 for stream, pairs in ready[v]:
-                    f.write(dump_line(v, stream, pairs) + "\n")
+                    f.write(dump_line(v, stream, pairs, args.settle) + "\n")
     if args.profile:
         prof = cProfile.Profile()
         prof.enable()
         for _ in range(args.repeat):
-            run(args.profile, hands[args.profile], ready[args.profile], args.chain)
+            run(args.profile, hands[args.profile], ready[args.profile], args.chain, args.settle)
         prof.disable()
         pstats.Stats(prof).sort_stats("tottime").print_stats(25)
         return
@@ -180,7 +196,7 @@ def main() -> None:
         return
     print(f"{'variant':18s} {'hands':>6s} {'CPU µs/hand':>12s}")
     for v in names:
-        best = min(run(v, hands[v], ready[v], args.chain) for _ in range(args.repeat))
+        best = min(run(v, hands[v], ready[v], args.chain, args.settle) for _ in range(args.repeat))
         n = len(hands[v])
         print(f"{v:18s} {n:6d} {best / n * 1e6:12.1f}")
 

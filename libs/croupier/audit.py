@@ -470,7 +470,7 @@ def _settle_as_recorded(
     auditor knows: the comparison then fails). Written at the current version first: a
     record equal to it byte for byte names that version, so the stored record is parsed
     (to read its version) only when the two differ."""
-    result = eng.settle(state)
+    result = eng.settlement(state)
     hs = settlement_of(result, state.hand_id, eng.variant)
     if stored is None or stored.record_bytes == hs.record_bytes:
         return hs

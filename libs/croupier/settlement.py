@@ -111,7 +111,7 @@ def settle_state(
 ) -> HandSettlement:
     """``record_version``: the settlement record version to write (the auditor passes
     the one a hand was recorded with)."""
-    return settlement_of(engine.settle(state), state.hand_id, engine.variant, record_version)
+    return settlement_of(engine.settlement(state), state.hand_id, engine.variant, record_version)
 
 
 def settlement_of(

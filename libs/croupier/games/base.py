@@ -417,6 +417,7 @@ class Engine(ABC, Generic[S]):
         if config.family != self.family:
             raise ConfigError(f"{config.variant} is a {config.family} variant, not {self.family}")
         self.config = config
+        self._last_settled: tuple[S, SettlementResult] | None = None
 
     @property
     def variant(self) -> str:
@@ -574,6 +575,19 @@ class Engine(ABC, Generic[S]):
     @abstractmethod
     def settle(self, state: S) -> SettlementResult:
         """Money for a finished hand, through the settlement kernel."""
+
+    def settlement(self, state: S) -> SettlementResult:
+        """:meth:`settle`, worked out once for the last closed hand asked about: a
+        closed state changes no more (the engine refuses every event on it), and its
+        outcome (where it shows the money), the settlement service and the audit each
+        ask for it in turn. A hand not yet closed is settled afresh each time."""
+        kept = self._last_settled
+        if kept is not None and kept[0] is state:
+            return kept[1]
+        result = self.settle(state)
+        if state.closed:
+            self._last_settled = (state, result)
+        return result
 
     def describe(self, action: str, hands: Sequence[Sequence[str]]) -> dict[str, Any]:
         """``croupier rules eval|compare``: JSON describing hands (category, multiplier,

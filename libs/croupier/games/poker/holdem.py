@@ -539,7 +539,7 @@ class HoldemEngine(g.Engine[HoldemState]):
         )
 
     def outcome(self, st: HoldemState) -> dict[str, Any]:
-        res = self.settle(st)
+        res = self.settlement(st)
         seats = []
         for s in st.order:
             row: dict[str, Any] = {

@@ -515,7 +515,7 @@ class ZhajinhuaEngine(g.Engine[ZhajinhuaState]):
 
     def outcome(self, st: ZhajinhuaState) -> dict[str, Any]:
         """The result; hands only of the seats every onlooker may see (visible_hands)."""
-        res = self.settle(st)
+        res = self.settlement(st)
         public = visible_hands(st, None)
         rules = self.rules.three_card
         seats = []
