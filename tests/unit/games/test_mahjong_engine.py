@@ -179,6 +179,43 @@ def test_a_discard_nobody_wins_on_builds_no_win_context(
     assert refusal == ("not_a_win", "seat 3's hand is not a winning hand") and built == []
 
 
+def test_a_win_is_scored_once_for_its_window_its_check_and_its_move(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The best reading of a win (its fan) is asked when the discard's window opens
+    (who may claim it), when the ``hu`` is checked and when it is made: worked out once,
+    by the tiles and how the hand was won (``MahjongEngine.scores``). Another way of
+    winning the same tiles (robbing a 杠) is read afresh."""
+    from croupier.games.mahjong import engine as engine_module
+
+    e = make_engine(DD, base={"value": 10})
+    scored: list[object] = []
+    score = engine_module.score
+
+    def counted(shape: Any, ctx: Any, table: Any) -> Any:
+        scored.append(ctx)
+        return score(shape, ctx, table)
+
+    monkeypatch.setattr(engine_module, "score", counted)
+    gm = Game(e, {1: J1 + "9s", 2: "123m456m789p11p46p", 3: J3, 4: J2}, "2s2s2s5p2s", wall=5)
+    gm.act(1, "discard", tile="9s")
+    around(gm, [2, 3, 4])
+    gm.act(1, "discard", tile="5p")
+    assert gm.st.window is not None and gm.st.window.eligible == [2]
+    assert len(scored) == 1  # the window: seat 2 may win
+    before = copy.deepcopy(gm.st)
+    gm.act(2, "hu")
+    assert gm.st.wins[0].fan == 0 and len(scored) == 1  # checked and made: remembered
+    assert list(e.scores) == [(e.shape(gm.st, gm.st.players[2]), scored[0])]
+    r = e.win_refusal(before, 2, tile_index("5p"), "discard", before.window)
+    assert not isinstance(r, tuple) and r.fan == 0 and len(scored) == 1
+    r = e.win_refusal(before, 2, tile_index("5p"), "rob", before.window)
+    assert not isinstance(r, tuple) and len(scored) == 2  # robbed: another context
+    e.scores.clear()
+    r = e.win_refusal(before, 2, tile_index("5p"), "discard", before.window)
+    assert not isinstance(r, tuple) and r.fan == 0 and len(scored) == 3  # forgotten: anew
+
+
 def test_xuezhan_golden_2400_self_drawn_three_fan() -> None:
     # 000 血战麻将 得分计算 例: 底分 100, 3 番, 一胡 (three players still in) self-drawn:
     # 100 x 2^3 x 3 = 2400. The real config: 换三张 (opposite seats give each other the

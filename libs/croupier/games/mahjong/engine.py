@@ -85,7 +85,8 @@ from croupier.games.mahjong.tiles import (
     tile_index,
     tile_name,
 )
-from croupier.games.mahjong.win import Shape
+from croupier.games.mahjong.win import Shape, could_win_with_one_more
+from croupier.games.memo import recall
 from croupier.games.registry import register_family
 from croupier.money import (
     Claim,
@@ -131,6 +132,16 @@ class MahjongEngine(g.Engine[MahjongState]):
         self.ready_fans = {}
         """查大叫's readings (:func:`.payments.ready_fan`) remembered by what they read: a
         closed hand's are asked by its outcome, its settlement and its claims."""
+        self.scores: dict[tuple[Shape, WinContext], Score | None] = {}
+        """A win's best reading (:func:`.fan.score`) remembered by the tiles and how it
+        was won: a win on a discard is scored when the claim window opens, again when
+        the ``hu`` is checked and again when it is made; a self-drawn one when checked
+        and when made."""
+        self.one_short: dict[tuple[tuple[int, ...], int | None, bool], bool] = {}
+        """Whether a hand holding wilds could win with one more tile
+        (:func:`.win.could_win_with_one_more`), by its counts, the ghost and whether it
+        holds melds: a hand is asked at each of the other players' discards until it
+        changes."""
 
     # -- lifecycle -------------------------------------------------------------------
     def open(self, hand_id: str, payload: Mapping[str, Any]) -> MahjongState:
@@ -375,7 +386,7 @@ class MahjongEngine(g.Engine[MahjongState]):
         if not is_win(shape, self.rules.fan.forms):
             return "not_a_win", f"seat {seat}'s hand is not a winning hand"
         ghost_hand = self.rules.ghost_only_wins and self.only_ghosts(st, pl)
-        sc = score(shape, self._ctx(st, seat, how, window), self.rules.fan)
+        sc = recall(self.scores, (shape, self._ctx(st, seat, how, window)), self._score)
         if sc is None:
             return "not_a_win", f"seat {seat}'s hand is not a winning hand"
         if len(self.suits_held(pl, tile)) > self.rules.max_suits:
@@ -392,6 +403,9 @@ class MahjongEngine(g.Engine[MahjongState]):
         ):
             return "chicken_by_discard", "鸡胡 wins only by self-draw or 抢杠"
         return sc
+
+    def _score(self, key: tuple[Shape, WinContext]) -> Score | None:
+        return score(*key, self.rules.fan)
 
     def _ctx(self, st: MahjongState, seat: int, how: str, window: Window | None) -> WinContext:
         pl = st.players[seat]
@@ -471,19 +485,33 @@ class MahjongEngine(g.Engine[MahjongState]):
         judged); or, with no wilds in hand and no thirteen-orphans form, the tile is
         isolated — no copy held and no tile of its suit next to it (every 顺子 holding
         it holds a neighbour) — so it stands in no set and no pair, and the tiles win
-        in no form."""
+        in no form; or, with wilds in hand or the tile a wild (the hands whose every
+        judgement is the wild search), no tile at all could make the hand a win (it is
+        not one tile short: :func:`.win.could_win_with_one_more`, remembered by the
+        hand)."""
         if self.holds_que(pl, tile):
             return True
         h = pl.hand
-        if h[tile] or self.rules.fan.forms.thirteen_orphans:
-            return False
         ghost = st.ghost
-        if ghost is not None and (h[ghost] or tile == ghost):
+        if ghost is None or not (h[ghost] or tile == ghost):
+            if h[tile] or self.rules.fan.forms.thirteen_orphans:
+                return False
+            if tile >= 27:  # an honour stands only in a 刻子 or the pair
+                return True
+            low = tile - tile % 9
+            return not any(h[max(low, tile - 1) : min(low + 9, tile + 2)])
+        if h[tile] >= 4:  # no fifth copy comes: not a question for the proof below
             return False
-        if tile >= 27:  # an honour stands only in a 刻子 or the pair
-            return True
-        low = tile - tile % 9
-        return not any(h[max(low, tile - 1) : min(low + 9, tile + 2)])
+        key = (tuple(h), ghost, bool(pl.melds))
+        return not recall(self.one_short, key, self._one_short)
+
+    def _one_short(self, key: tuple[tuple[int, ...], int | None, bool]) -> bool:
+        hand, ghost, melded = key
+        wilds = 0
+        if ghost is not None and hand[ghost]:
+            wilds = hand[ghost]
+            hand = (*hand[:ghost], 0, *hand[ghost + 1 :])
+        return could_win_with_one_more(hand, wilds, melded, self.rules.fan.forms)
 
     def can_peng(self, st: MahjongState, seat: int, tile: int) -> bool:
         pl = st.players[seat]

@@ -244,6 +244,27 @@ def _group_wilds(part: Counts, with_pair: bool, runs: bool) -> int:
     return best
 
 
+_NOT_ORPHANS = tuple(t for t in range(N_TILES) if t not in ORPHANS)
+
+
+def could_win_with_one_more(concealed: Counts, wilds: int, melded: bool, forms: Forms) -> bool:
+    """Whether one more tile, whichever it is, could make the hand of ``concealed`` real
+    tiles and ``wilds`` wilds (and melds, when ``melded``) a win in a form of ``forms``:
+    false only where none can. The tile stands, at best, for any tile, so it is counted
+    as one more free wild: a standard win needs no more of them than
+    :func:`_wilds_needed` counts, seven pairs no more than the tiles held an odd number
+    of times, thirteen orphans no real tile outside them (and no meld, for either).
+    True is no win: the tiles are then judged."""
+    room = wilds + 1
+    if _wilds_needed(concealed) <= room:
+        return True
+    if melded:
+        return False
+    if forms.seven_pairs and _odd_counts(concealed) <= room:
+        return True
+    return forms.thirteen_orphans and not any(concealed[t] for t in _NOT_ORPHANS)
+
+
 def _odd_counts(counts: Counts) -> int:
     """How many tiles are held an odd number of times: counted by value while every
     count is a tile's (0 to 4), which the tuple's own ``count`` does in C."""
