@@ -234,6 +234,31 @@ def test_tiles_that_win_are_never_proved_no_win(
         assert not e._no_win_on(st, st.players[1], t)
 
 
+@pytest.mark.parametrize(
+    ("tiles", "tile", "how"),
+    [
+        ("1m1m9m1p9p1s9s1z2z3z4z5z6z", "7z", CLAIM),  # the thirteenth kind, an honour
+        ("1m9m1p9p1s9s1z2z3z4z5z6z7z", "9m", ROB),  # the pair's second, a terminal
+    ],
+)
+def test_thirteen_orphans_without_a_ghost_held_is_never_proved_no_win(
+    tiles: str, tile: str, how: str
+) -> None:
+    """广东 plays 十三幺: its winning tile is isolated (no copy held, no neighbour), so
+    without a ghost held the proof must still not answer while every tile held is a
+    幺九; with one tile that is not, it answers for the tile held no copy of."""
+    e = engine("mahjong.guangdong")
+    assert isinstance(e, MahjongEngine)
+    t = tile_index(tile)
+    st = one_player(e.variant, Player(seat=1, hand=_counts(tiles), melds=[]), tile_index("5s"))
+    r = e.win_refusal(st, 1, t, "discard" if how == CLAIM else "rob", Window(how, 2, t, []))
+    assert isinstance(r, Score) and "thirteen_orphans" in dict(r.patterns), r
+    assert not e._no_win_on(st, st.players[1], t)
+    other = _counts(tiles.replace("1p", "2p", 1))  # one tile that is no 幺九
+    st = one_player(e.variant, Player(seat=1, hand=other, melds=[]), tile_index("5s"))
+    assert e._no_win_on(st, st.players[1], t) is not bool(other[t])  # a held copy: no proof
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_holding_the_que_suit_is_the_suits_held(variant: str) -> None:
     """``holds_que`` (``win_refusal``'s 定缺 refusal and the no-win proof) reads the

@@ -77,6 +77,7 @@ from croupier.games.mahjong.state import (
 )
 from croupier.games.mahjong.tiles import (
     N_TILES,
+    ORPHANS,
     SUITS,
     ghost_of,
     names,
@@ -112,6 +113,10 @@ def _tile_arg(args: Mapping[str, Any], key: str = "tile") -> int:
         raise ActionRejected(
             f"args.{key} must be a tile, got {args.get(key)!r}", reason="malformed"
         ) from e
+
+
+_ORPHAN_SET = frozenset(ORPHANS)
+_NOT_ORPHANS = tuple(t for t in range(N_TILES) if t not in _ORPHAN_SET)
 
 
 @register_family
@@ -482,19 +487,23 @@ class MahjongEngine(g.Engine[MahjongState]):
         """A cheap proof that :meth:`win_refusal` refuses ``pl`` a win on ``tile``
         whatever its reason (a discard is asked of every other player): the hand, its
         melds or the tile hold the 定缺 suit (its refusal, hoisted before the tiles are
-        judged); or, with no wilds in hand and no thirteen-orphans form, the tile is
-        isolated — no copy held and no tile of its suit next to it (every 顺子 holding
-        it holds a neighbour) — so it stands in no set and no pair, and the tiles win
-        in no form; or, with wilds in hand or the tile a wild (the hands whose every
-        judgement is the wild search), no tile at all could make the hand a win (it is
-        not one tile short: :func:`.win.could_win_with_one_more`, remembered by the
-        hand)."""
+        judged); or, with no wilds in hand, the tile is isolated — no copy held and no
+        tile of its suit next to it (every 顺子 holding it holds a neighbour) — so it
+        stands in no set and no pair, and the tiles win in no form (thirteen orphans,
+        where it is played, only when the tile is a 幺九 and so is every tile held); or,
+        with wilds in hand or the tile a wild (the hands whose every judgement is the
+        wild search), no tile at all could make the hand a win (it is not one tile
+        short: :func:`.win.could_win_with_one_more`, remembered by the hand)."""
         if self.holds_que(pl, tile):
             return True
         h = pl.hand
         ghost = st.ghost
         if ghost is None or not (h[ghost] or tile == ghost):
-            if h[tile] or self.rules.fan.forms.thirteen_orphans:
+            if h[tile] or (
+                self.rules.fan.forms.thirteen_orphans
+                and tile in _ORPHAN_SET
+                and not any(h[t] for t in _NOT_ORPHANS)
+            ):
                 return False
             if tile >= 27:  # an honour stands only in a 刻子 or the pair
                 return True
