@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -18,6 +19,7 @@ from croupier.games.common import (
     check_dealt,
     is_int,
 )
+from croupier.games.shedding.moves import Shape
 
 HIDDEN = "??"
 
@@ -63,6 +65,41 @@ def parse_action(
         )
     check_auto(args)
     return seat, action, args
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """An ``action.taken`` as its check read it: the seat, the action, its args and, for
+    a play, its cards and their reading as declared (:func:`~.moves.check_play`'s,
+    which the cards on the table only accept or refuse)."""
+
+    seat: int
+    action: str
+    args: Mapping[str, Any]
+    cards: tuple[str, ...] = ()
+    shape: Shape | None = None
+
+
+class Checked:
+    """The move of the last ``action.taken`` payload an engine checked, by the payload
+    object: the engine's move of that payload reads it instead of parsing the payload
+    and reading its cards again (a step checks an event, then makes it, with the same
+    payload). What it keeps is read from the payload alone — never from the state — so
+    it holds for whatever state the payload is then applied to; another payload object
+    is parsed afresh."""
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last: tuple[Mapping[str, Any], Move] | None = None
+
+    def keep(self, p: Mapping[str, Any], move: Move) -> Move:
+        self._last = (p, move)
+        return move
+
+    def of(self, p: Mapping[str, Any]) -> Move | None:
+        last = self._last
+        return last[1] if last is not None and last[0] is p else None
 
 
 def check_deal(req: g.DealRequest | None, p: Mapping[str, Any], copies: int) -> None:

@@ -58,7 +58,14 @@ from croupier.games import base as g
 from croupier.games.common import is_int
 from croupier.games.registry import register_family
 from croupier.games.shedding import shuangkou  # noqa: F401  (registers the shuangkou family)
-from croupier.games.shedding.common import HIDDEN, check_deal, check_die, parse_action
+from croupier.games.shedding.common import (
+    HIDDEN,
+    Checked,
+    Move,
+    check_deal,
+    check_die,
+    parse_action,
+)
 from croupier.games.shedding.generator import choose, legal_moves
 from croupier.games.shedding.moves import (
     BIG_JOKER,
@@ -157,6 +164,7 @@ class DoudizhuEngine(g.Engine[DoudizhuState]):
     def __init__(self, config: g.VariantConfig) -> None:
         super().__init__(config)
         self.rules = Rules.from_config(config.raw)
+        self.checked = Checked()
         r = self.rules
         g.require_deck(config, "cards54", 1)
         if 3 * r.hand_cards + r.kitty_cards != 54:
@@ -256,7 +264,10 @@ class DoudizhuEngine(g.Engine[DoudizhuState]):
             if st.trick is None or st.trick[0] == seat:
                 raise ActionRejected("the player leading must play", reason="must_lead")
         else:
-            self._check_play(st, seat, args)
+            play = self._check_play(st, seat, args)
+            self.checked.keep(p, Move(seat, action, args, play.cards, play.shape))
+            return
+        self.checked.keep(p, Move(seat, action, args))
 
     def _check_play(self, st: DoudizhuState, seat: int, args: Mapping[str, Any]) -> Play:
         cards = parse_play_cards(args.get("cards"))
@@ -324,7 +335,11 @@ class DoudizhuEngine(g.Engine[DoudizhuState]):
         self._after_reveal(st)
 
     def apply_action(self, st: DoudizhuState, p: Mapping[str, Any]) -> None:
-        seat, action, args = self._parse_action(p)
+        move = self.checked.of(p)
+        if move is None:
+            seat, action, args = self._parse_action(p)
+        else:
+            seat, action, args = move.seat, move.action, move.args
         if action == "bid":
             self._bid(st, seat, int(args["points"]))
         elif action == "grab":
@@ -339,8 +354,12 @@ class DoudizhuEngine(g.Engine[DoudizhuState]):
             st.turn = st.next_seat(seat)
             if st.passes == len(st.order) - 1:
                 st.trick, st.passes = None, 0
+        elif move is not None and move.shape is not None:
+            self._play(st, seat, move.cards, move.shape)
         else:
-            self._play(st, seat, args)
+            cards = [str(c) for c in args["cards"]]
+            shape = check_play(cards, parse_shape(args, len(cards)), None, self.rules.moves)
+            self._play(st, seat, cards, shape)
 
     def _bid(self, st: DoudizhuState, seat: int, points: int) -> None:
         st.bids.append((seat, points))
@@ -418,9 +437,7 @@ class DoudizhuEngine(g.Engine[DoudizhuState]):
         st.phase = "playing"
         st.turn = st.landlord
 
-    def _play(self, st: DoudizhuState, seat: int, args: Mapping[str, Any]) -> None:
-        cards = [str(c) for c in args["cards"]]
-        shape = check_play(cards, parse_shape(args, len(cards)), None, self.rules.moves)
+    def _play(self, st: DoudizhuState, seat: int, cards: Sequence[str], shape: Shape) -> None:
         hand = st.hands[seat]
         for c in cards:
             hand.remove(c if c in hand else HIDDEN)

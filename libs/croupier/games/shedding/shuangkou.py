@@ -40,7 +40,9 @@ from croupier.games import base as g
 from croupier.games.registry import register_family
 from croupier.games.shedding.common import (
     HIDDEN,
+    Checked,
     Direction,
+    Move,
     check_deal,
     check_die,
     parse_action,
@@ -186,6 +188,7 @@ class ShuangkouEngine(g.Engine[ShuangkouState]):
     def __init__(self, config: g.VariantConfig) -> None:
         super().__init__(config)
         self.rules = ShuangkouRules.from_config(config.raw)
+        self.checked = Checked()
         g.require_deck(config, "cards54", 2)
         if 4 * self.rules.hand_cards != 108:
             raise ConfigError("shuangkou deals the whole 108 cards to four players")
@@ -224,6 +227,7 @@ class ShuangkouEngine(g.Engine[ShuangkouState]):
         if action == "pass":
             if st.trick is None:
                 raise ActionRejected("the player leading must play", reason="must_lead")
+            self.checked.keep(p, Move(seat, action, args))
             return
         cards = parse_play_cards(args.get("cards"))
         short = Counter(cards) - Counter(st.hands[seat])
@@ -232,7 +236,9 @@ class ShuangkouEngine(g.Engine[ShuangkouState]):
                 f"seat {seat} does not hold {' '.join(sort_cards(short.elements()))}",
                 reason="not_in_hand",
             )
-        check_play(cards, parse_shape(args, len(cards)), self._table(st, seat), self.rules.moves)
+        declared = parse_shape(args, len(cards))
+        shape = check_play(cards, declared, self._table(st, seat), self.rules.moves)
+        self.checked.keep(p, Move(seat, action, args, tuple(cards), shape))
 
     def verify_bet(self, st: ShuangkouState, p: Mapping[str, Any]) -> None:
         raise BetRejected(f"{self.variant} takes no bets: the stake is the 底注", reason="no_bets")
@@ -261,15 +267,21 @@ class ShuangkouEngine(g.Engine[ShuangkouState]):
         st.phase, st.turn = "playing", st.first
 
     def apply_action(self, st: ShuangkouState, p: Mapping[str, Any]) -> None:
-        seat, action, args = parse_action(p, ACTION_ARGS)
-        if action == "pass":
-            self._pass(st, seat)
+        move = self.checked.of(p)
+        if move is None:
+            seat, action, args = parse_action(p, ACTION_ARGS)
+            if action == "pass":
+                self._pass(st, seat)
+                return
+            cards = [str(c) for c in args["cards"]]
+            shape = check_play(cards, parse_shape(args, len(cards)), None, self.rules.moves)
+            self._play(st, seat, cards, shape)
+        elif move.shape is None:
+            self._pass(st, move.seat)
         else:
-            self._play(st, seat, args)
+            self._play(st, move.seat, move.cards, move.shape)
 
-    def _play(self, st: ShuangkouState, seat: int, args: Mapping[str, Any]) -> None:
-        cards = [str(c) for c in args["cards"]]
-        shape = check_play(cards, parse_shape(args, len(cards)), None, self.rules.moves)
+    def _play(self, st: ShuangkouState, seat: int, cards: Sequence[str], shape: Shape) -> None:
         hand = st.hands[seat]
         for c in cards:
             hand.remove(c if c in hand else HIDDEN)
