@@ -5,6 +5,7 @@ rebuilds the same state; the settlement is zero-sum, never takes more than a pla
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter
 from fractions import Fraction
@@ -245,3 +246,21 @@ def test_shuangkou_games_end_with_one_side_out_and_settle_within_stacks(
     assert sum(s.deltas.values()) + s.total_rake == 0
     for n, stack in zip((1, 2, 3, 4), stacks, strict=True):
         assert -stack <= s.deltas[f"p{n}"] <= stack
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32), variant=st.sampled_from((*VARIANTS, "shuangkou")))
+def test_a_move_made_from_its_check_is_the_move_made_afresh(seed: int, variant: str) -> None:
+    """A step makes an action from its check's reading (the engine keeps the last
+    checked move by its payload object); a bot's view makes it alone, from a payload
+    parsed and read afresh. Over whole games, copies of the payloads made alone build
+    the state the checked steps built."""
+    if variant == "shuangkou":
+        e: Any
+        e, state, events = play_random_shuangkou(seed, (10**7,) * 4)
+    else:
+        e, state, events = play_random_game(variant, seed, (10**7,) * 3)
+    fresh = e.open("h", events[0][1])
+    for type_, payload in events[1:]:
+        e.apply(fresh, type_, copy.deepcopy(payload))
+    assert fresh == state

@@ -193,6 +193,46 @@ def test_classic_spring_under_the_cap() -> None:
     assert gm.deltas() == {"p1": 760, "p2": -400, "p3": -400}
 
 
+def test_a_play_checked_then_made_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step checks an action, then makes it, with the same payload: its parse and its
+    cards' reading (check_play) are the check's, kept by the engine for that payload
+    object. A payload made without its check (a bot's view) or another object with the
+    same content is read afresh; either way the state is the same."""
+    from croupier.games.shedding import engine as module
+
+    parsed: list[object] = []
+    read: list[object] = []
+    parse_action, check_play = module.parse_action, module.check_play
+
+    def counted_parse(p: Any, allowed: Any) -> Any:
+        parsed.append(p)
+        return parse_action(p, allowed)
+
+    def counted_check(*args: Any) -> Any:
+        read.append(args[0])
+        return check_play(*args)
+
+    monkeypatch.setattr(module, "parse_action", counted_parse)
+    monkeypatch.setattr(module, "check_play", counted_check)
+    gm = Game("doudizhu.classic")
+    gm.bid(1)
+    gm.reveal()
+    parsed.clear()
+    before = copy.deepcopy(gm.st)
+    args = {"cards": ["3s", "3h", "3d", "3c"], "move": "bomb", "rank": "3"}
+    bomb = {"seat": 1, "action": "play", "args": args}
+    gm.step(g.ACTION_TAKEN, bomb)
+    assert len(parsed) == 1 and len(read) == 1  # checked, then made: read once
+    again = copy.deepcopy(before)
+    gm.e.apply(again, g.ACTION_TAKEN, copy.deepcopy(bomb))  # made alone: read afresh
+    assert len(parsed) == 2 and len(read) == 2 and again == gm.st
+    gm.e.apply(before, g.ACTION_TAKEN, bomb)  # the checked payload, on another state
+    assert len(parsed) == 2 and before == gm.st
+    gm.passes(2)
+    assert len(parsed) == 3 and len(read) == 2  # a pass: parsed once, no cards read
+    assert gm.st.turn == 3 and gm.st.passes == 1
+
+
 def anti_spring(gm: Game, *, bid: int) -> None:
     """Seat 1 leads one single, seat 2 takes the trick and goes out without a bomb."""
     gm.bid(bid)
