@@ -255,8 +255,9 @@ def test_a_move_made_from_its_check_is_the_move_made_afresh(seed: int, variant: 
     checked move by its payload object); a bot's view makes it alone, from a payload
     parsed and read afresh. Over whole games, copies of the payloads made alone build
     the state the checked steps built."""
+    e: Any
+    state: Any
     if variant == "shuangkou":
-        e: Any
         e, state, events = play_random_shuangkou(seed, (10**7,) * 4)
     else:
         e, state, events = play_random_game(variant, seed, (10**7,) * 3)
