@@ -458,6 +458,7 @@ class Engine(ABC, Generic[S]):
             state.closed = True
             state.phase = "closed"
             return
+        self._changed(state)
         if type_ == ACTION_TAKEN and payload.get("action") == AWAY:
             state.away.add(int(payload["seat"]))
             self.on_away(state, int(payload["seat"]))
@@ -577,17 +578,26 @@ class Engine(ABC, Generic[S]):
         """Money for a finished hand, through the settlement kernel."""
 
     def settlement(self, state: S) -> SettlementResult:
-        """:meth:`settle`, worked out once for the last closed hand asked about: a
-        closed state changes no more (the engine refuses every event on it), and its
-        outcome (where it shows the money), the settlement service and the audit each
-        ask for it in turn. A hand not yet closed is settled afresh each time."""
+        """:meth:`settle`, worked out once for the last hand asked about once it is over
+        (or closed): the close's check (where the carry reads the money), the outcome
+        (where it shows it), the settlement service and the audit each ask for it in
+        turn. Every event :meth:`step` or :meth:`apply` takes on that state but its
+        close (which sets only ``closed`` and ``phase``, read by no settlement) forgets
+        it; a hand not yet over is settled afresh each time."""
         kept = self._last_settled
         if kept is not None and kept[0] is state:
             return kept[1]
         result = self.settle(state)
-        if state.closed:
+        if state.closed or self.is_over(state):
             self._last_settled = (state, result)
         return result
+
+    def _changed(self, state: S) -> None:
+        """An event other than the close is taken on ``state``: its settlement, if
+        remembered, is worked out anew."""
+        kept = self._last_settled
+        if kept is not None and kept[0] is state:
+            self._last_settled = None
 
     def describe(self, action: str, hands: Sequence[Sequence[str]]) -> dict[str, Any]:
         """``croupier rules eval|compare``: JSON describing hands (category, multiplier,
@@ -673,6 +683,8 @@ class Engine(ABC, Generic[S]):
         itself (no copy): when one bet is refused the bets before it stay applied, so a
         caller that keeps the state after a refusal rebuilds it (the dealer replays the
         hand's events; a replay that raises is abandoned)."""
+        if type_ != HAND_CLOSED:
+            self._changed(state)
         if type_ == BETS_PLACED:
             bets = placed_bets(type_, payload)
             if _plain_dispatch(type(self)):

@@ -526,6 +526,35 @@ def test_hundred_banker_queue_through_three_hands() -> None:
     assert st4.banker == 2 and st4.queue == []
 
 
+def test_hundred_a_hand_is_settled_once_for_its_carry_close_outcome_and_settlement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """百人牛牛's carry reads the banker's money (do they bank on?): the dealer asks
+    for it to close the hand, the close's check asks again, then the settlement service
+    and the audit settle the hand: over, it is settled once (``Engine.settlement``)."""
+    from croupier.settlement import settle_state
+
+    e = eng("niuniu.hundred")
+    fresh = e.settle
+    calls: list[NiuniuState] = []
+
+    def counted(s: NiuniuState) -> Any:
+        calls.append(s)
+        return fresh(s)
+
+    monkeypatch.setattr(e, "settle", counted)
+    table = seats(BIG, 5_000_000, 5_000_000)
+    carry = {"banker": None, "banked": 0, "queue": ["p3"]}
+    _, st = script_hand(
+        e, opened(e.variant, table, carry), cards=HUNDRED_CARDS, bets=[(1, "lu", 10_000)]
+    )
+    assert st.closed and st.banker == 3
+    assert e.carry(st) == {"banker": "p3", "banked": 1, "queue": []}
+    hs = settle_state(e, st)
+    assert len(calls) == 1 and hs.result.deltas["p1"] == -50_000
+    assert hs.record_bytes == settle_state(eng("niuniu.hundred"), st).record_bytes
+
+
 def test_hundred_banker_steps_down_after_max_rounds_or_below_requirement() -> None:
     e = eng("niuniu.hundred")
     need = 5_000_000

@@ -11,7 +11,13 @@ from typing import Any
 
 import pytest
 
-from croupier.errors import ActionRejected, BetRejected, ConfigError, RuleViolation
+from croupier.errors import (
+    ActionRejected,
+    BetRejected,
+    ConfigError,
+    InvalidInput,
+    RuleViolation,
+)
 from croupier.games import base as g
 from croupier.games.poker.script import Feeder, opened
 from croupier.games.poker.zhajinhua import ZhajinhuaEngine, ZhajinhuaState, visible_hands
@@ -241,40 +247,43 @@ def test_describe() -> None:
     assert e.describe("eval", [["Ks", "Kd", "9c"], ["Kh", "Kc", "9d"]])["winners"] == [0, 1]
 
 
-def test_a_closed_hand_is_settled_once_for_its_outcome_and_its_settlement(
+def test_a_hand_over_is_settled_once_for_its_close_outcome_and_settlement(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The outcome shows each seat's delta, so it settles the hand; the settlement
     service and the audit then settle it again (``settle_state``): once the hand is
-    closed, ``Engine.settlement`` works it out once. Until then, and for another state
-    (a copy, the next hand), it is worked out afresh."""
+    over, ``Engine.settlement`` works it out once, its close included. An event taken
+    on the state forgets it; another state (a copy, the next hand) is settled afresh."""
     from croupier.settlement import settle_state
 
     e = eng(rake__rate=0.05)  # a new engine: no hand of another test remembered
     st = start(e)
     act(e, st, 2, "fold")
-    act(e, st, 3, "fold")
-    assert e.is_over(st) and not st.closed
-    fresh = e.settle(st)
+    fresh = e.settle
     calls: list[ZhajinhuaState] = []
-    settle = e.settle
 
     def counted(s: ZhajinhuaState) -> Any:
         calls.append(s)
-        return settle(s)
+        return fresh(s)
 
     monkeypatch.setattr(e, "settle", counted)
-    e.outcome(st)
-    e.outcome(st)
-    assert len(calls) == 2  # over but not closed: each time
+    with pytest.raises(InvalidInput):
+        e.outcome(st)  # not over: nothing to remember
+    act(e, st, 3, "fold")
+    assert e.is_over(st) and not st.closed and len(calls) == 1
+    first = e.outcome(st)
+    assert e.outcome(st) == first and len(calls) == 2  # over: remembered
     e.step(st, g.HAND_CLOSED, {"positions_used": [], "carry": e.carry(st)})
     out = e.outcome(st)
     hs = settle_state(e, st)
-    assert len(calls) == 3  # closed: once for the outcome and the settlement
-    assert hs.result == fresh and dict(hs.result.deltas) == {"p1": 190, "p2": -100, "p3": -100}
-    assert [s["delta"] for s in out["seats"]] == [190, -100, -100]
+    assert len(calls) == 2  # the close changes nothing the money reads
+    assert hs.result == fresh(st) and dict(hs.result.deltas) == {"p1": 190, "p2": -100, "p3": -100}
+    assert out == first and [s["delta"] for s in out["seats"]] == [190, -100, -100]
     twin = copy.deepcopy(st)
     assert settle_state(e, twin).record_bytes == hs.record_bytes
-    assert len(calls) == 4 and calls[-1] is twin  # another state object: settled afresh
+    assert len(calls) == 3 and calls[-1] is twin  # another state object: settled afresh
     assert settle_state(e, twin).record_hash == hs.record_hash
-    assert len(calls) == 4
+    assert len(calls) == 3
+    e.apply(twin, g.ACTION_TAKEN, {"seat": 1, "action": "look", "args": {}})
+    settle_state(e, twin)
+    assert len(calls) == 4  # an event taken on it: worked out anew

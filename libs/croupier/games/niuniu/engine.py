@@ -859,7 +859,7 @@ class NiuniuEngine(g.Engine[NiuniuState]):
                 return {"banker": None, "banked": 0, "queue": list(st.queue)}
             player = st.seats[b].player
             banked = st.banked + 1
-            after = st.seats[b].stack + self.settle(st).deltas.get(player, 0)
+            after = st.seats[b].stack + self.settlement(st).deltas.get(player, 0)
             stays = not st.leaving and banked < h.max_rounds and after >= h.requirement
             return {
                 "banker": player if stays else None,
