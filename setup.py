@@ -12,6 +12,7 @@ setup(
                 "libs/croupier/_accel.c",
                 "libs/croupier/_accel_chain.c",
                 "libs/croupier/_accel_baccarat.c",
+                "libs/croupier/_accel_shisanshui.c",
             ],
             depends=["libs/croupier/_accel.h"],
             optional=True,

@@ -1,6 +1,7 @@
 /* croupier._accel: the optional native path of the house settlement (this file, which
- * holds the module), of canonical text and the event chain (_accel_chain.c) and of a
- * baccarat hand's steps (_accel_baccarat.c).
+ * holds the module), of canonical text and the event chain (_accel_chain.c), of a
+ * baccarat hand's steps (_accel_baccarat.c) and of 十三水's automatic arrangement
+ * (_accel_shisanshui.c).
  *
  * One function, house_rows(), computes what croupier.money.settle._settle_exact_rows
  * computes for wagers against the house whose rake is on each participant's net (no
@@ -724,6 +725,10 @@ static PyMethodDef methods[] = {
      "A baccarat hand's events after hand.opened stepped as the engine steps them: the "
      "state's fields, or None where the pure engine must step them "
      "(croupier.games.baccarat.engine)."},
+    {"shisanshui_split", accel_shisanshui_split, METH_VARARGS,
+     "十三水's best split of 13 cards from its rows' (strength, share): the front, middle "
+     "and back masks, or None where the pure path must search "
+     "(croupier.games.shisanshui.hands)."},
     {"chain_intact", accel_chain_intact, METH_VARARGS,
      "Whether one stream's events are proven intact (False: not proven; "
      "croupier.events.verify_chain decides and names what is wrong)."},

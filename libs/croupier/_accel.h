@@ -6,7 +6,7 @@
 
 /* The functions and their arguments as croupier.accel.INTERFACE names them: raised with
  * every change of what the Python side calls. */
-#define ACCEL_INTERFACE 3
+#define ACCEL_INTERFACE 4
 
 /* _accel_chain.c: canonical text and the event chain */
 int accel_chain_init(void);
@@ -21,5 +21,8 @@ PyObject *accel_chain_intact(PyObject *self, PyObject *args);
 /* _accel_baccarat.c: a baccarat hand's events stepped */
 int accel_baccarat_init(void);
 PyObject *accel_baccarat_steps(PyObject *self, PyObject *args);
+
+/* _accel_shisanshui.c: 十三水's automatic arrangement searched */
+PyObject *accel_shisanshui_split(PyObject *self, PyObject *args);
 
 #endif

@@ -21,12 +21,17 @@ reference, which is always kept. What it computes natively:
   :meth:`~croupier.games.base.Engine.replay` and the audit try first): the bets, the
   close of betting, the cards in the drawing order and the close, under the engine's own
   tables of who draws; "not proven" leaves every event to the pure engine's ``step``.
+* 十三水's automatic arrangement (``libs/croupier/_accel_shisanshui.c``,
+  :func:`croupier.games.shisanshui.hands.best_normal`): the search over every back,
+  middle and front for the best legal split, from the rows' strengths and shares the
+  pure path has read (72,072 splits a hand, ~25 ms in Python).
 
 The native result is the pure path's byte for byte:
 ``tests/property/test_accel_differential.py`` compares the two over every variant's hands
 and over random wagers, ``tests/property/test_accel_chain.py`` over random and mutated
 JSON texts and event chains (hypothesis), ``tests/property/test_accel_baccarat.py`` over a
-corpus of legal and spoilt baccarat hands under four configs.
+corpus of legal and spoilt baccarat hands under four configs,
+``tests/property/test_accel_shisanshui.py`` over random hands and rows.
 
 ``CROUPIER_NATIVE=0`` in the environment turns it off for a process (a comparison, or
 a doubt); ``CROUPIER_NATIVE=require`` makes its absence an error at import (CI, which
@@ -45,7 +50,7 @@ class NativeMissing(CroupierError):
     """``CROUPIER_NATIVE=require`` and the native accelerator is not built."""
 
 
-INTERFACE = 3
+INTERFACE = 4
 """The extension's interface this code calls (``ACCEL_INTERFACE`` in ``_accel.h``): an
 extension built from older sources (an editable install not rebuilt after a pull) is
 not used — the pure-Python path runs, and ``CROUPIER_NATIVE=require`` refuses it."""

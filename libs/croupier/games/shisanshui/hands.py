@@ -53,6 +53,7 @@ from functools import cache, lru_cache
 from itertools import combinations, combinations_with_replacement
 from math import comb
 
+from croupier.accel import native as _native
 from croupier.cards import CARDS52
 from croupier.errors import InvalidInput
 from croupier.games.poker.hands import Category, rank5
@@ -422,19 +423,56 @@ def best_normal(hand: Sequence[str]) -> Arrangement:
     return _best_normal(tuple(sorted(hand, key=lambda c: (_VAL[c[0]], c[1]), reverse=True)))
 
 
+# Every row of 13 cards by the positions it takes, in ``combinations`` order, and its
+# mask (bit i: the i-th card).
+_FIVES = tuple(combinations(range(13), 5))
+_FIVE_MASKS = tuple(sum(1 << i for i in idx) for idx in _FIVES)
+_THREES = tuple(combinations(range(13), 3))
+_THREE_MASKS = tuple(sum(1 << i for i in idx) for idx in _THREES)
+# A row's share by its strength (7,462 5-card strengths at most), and a front's
+# (strength, share) by its ranks: remembered, being few.
+_SHARE5: dict[int, int] = {}
+_FRONT: dict[str, tuple[int, int]] = {}
+
+
 @lru_cache(maxsize=4096)
 def _best_normal(cards: tuple[str, ...]) -> Arrangement:
+    five = _five_table()
+    share5 = _SHARE5
+    fives: list[tuple[int, int]] = []
+    for a, b, c, d, e in _FIVES:
+        s = rank5([cards[a], cards[b], cards[c], cards[d], cards[e]])
+        p = share5.get(s)
+        if p is None:
+            p = share5[s] = _share(s, five)
+        fives.append((s, p))
+    threes: list[tuple[int, int]] = []
+    for a, b, c in _THREES:
+        ranks = cards[a][0] + cards[b][0] + cards[c][0]
+        row = _FRONT.get(ranks)
+        if row is None:
+            s = front_strength([cards[a], cards[b], cards[c]])
+            row = _FRONT[ranks] = (s, _share(s, _three_table()))
+        threes.append(row)
+    masks = None if _native is None else _native.shisanshui_split(fives, threes)
+    if masks is None:
+        five_rows = dict(zip(_FIVE_MASKS, fives, strict=True))
+        masks = _search(five_rows, dict(zip(_THREE_MASKS, threes, strict=True)))
+    f, m, b = masks
+
+    def pick(mask: int) -> tuple[str, ...]:
+        return tuple(cards[i] for i in range(13) if mask >> i & 1)
+
+    return Arrangement(pick(f), pick(m), pick(b))
+
+
+def _search(s5: dict[int, tuple[int, int]], s3: dict[int, tuple[int, int]]) -> tuple[int, int, int]:
+    """The best legal split's front, middle and back masks, from each 5-card row's and
+    3-card row's (strength, share) by mask, in the order ``combinations`` gives them:
+    every back in that order with every middle of the cards left, the first found
+    among equals (the native search, :mod:`croupier.accel`, gives the same split)."""
     full = (1 << 13) - 1
     bits = [1 << i for i in range(13)]
-    five, three = _five_table(), _three_table()
-    s5: dict[int, tuple[int, int]] = {}
-    for idx in combinations(range(13), 5):
-        s = rank5([cards[i] for i in idx])
-        s5[sum(bits[i] for i in idx)] = (s, _share(s, five))
-    s3: dict[int, tuple[int, int]] = {}
-    for trio in combinations(range(13), 3):
-        s = front_strength([cards[i] for i in trio])
-        s3[sum(bits[i] for i in trio)] = (s, _share(s, three))
     best: tuple[int, int, int, int] | None = None
     best_masks = (0, 0, 0)
     for b_mask, (sb, pb) in s5.items():
@@ -452,12 +490,7 @@ def _best_normal(cards: tuple[str, ...]) -> Arrangement:
                 best = key
                 best_masks = (f_mask, m_mask, b_mask)
     assert best is not None  # the best back, then the best middle, is always legal
-
-    def pick(mask: int) -> tuple[str, ...]:
-        return tuple(cards[i] for i in range(13) if mask >> i & 1)
-
-    f, m, b = best_masks
-    return Arrangement(pick(f), pick(m), pick(b))
+    return best_masks
 
 
 def auto_arrange(hand: Sequence[str]) -> Arrangement:
