@@ -35,7 +35,15 @@ from math import comb
 
 from croupier.cards import CARDS52
 from croupier.errors import InvalidInput
-from croupier.games.poker.hands import Category, best_of
+from croupier.games.poker.hands import (
+    CARD_KEYS,
+    RANK_MASK,
+    Category,
+    best_of,
+    flush_suit_of,
+    nonflush_table,
+    strength_from_key,
+)
 
 __all__ = [
     "PAIRS_PER_BOARD",
@@ -84,14 +92,30 @@ def runout_odds(chu: Sequence[str], han: Sequence[str], board: Sequence[str]) ->
 
 @lru_cache(maxsize=4096)
 def _runout_odds(chu: tuple[str, ...], han: tuple[str, ...], board: tuple[str, ...]) -> RunoutOdds:
+    """Each completion's two hands judged by their keys' sums (what ``best_of`` sums
+    for each hand, here the known cards' summed once and each completion's added:
+    :func:`~croupier.games.poker.hands.strength_from_key`, the cards read only for a
+    flush)."""
     seen = frozenset((*chu, *han, *board))
     rest = [c for c in CARDS52 if c not in seen]
     need = 5 - len(board)
+    key = CARD_KEYS.__getitem__
+    known_chu = sum(map(key, (*chu, *board)))
+    known_han = sum(map(key, (*han, *board)))
+    nonflush = nonflush_table()
     chu_wins = han_wins = ties = 0
     for extra in combinations(rest, need):
-        full = (*board, *extra)
-        a = best_of((*chu, *full))
-        b = best_of((*han, *full))
+        added = sum(map(key, extra))
+        k = known_chu + added
+        if flush_suit_of(k) < 0:
+            a = nonflush[k & RANK_MASK]
+        else:
+            a = strength_from_key(k, (*chu, *board, *extra))
+        k = known_han + added
+        if flush_suit_of(k) < 0:
+            b = nonflush[k & RANK_MASK]
+        else:
+            b = strength_from_key(k, (*han, *board, *extra))
         if a > b:
             chu_wins += 1
         elif b > a:
