@@ -8,6 +8,7 @@ decision itself."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -95,6 +96,12 @@ def test_托管_hands_end_and_settle_zero_sum_within_stacks(
         assert res.total_rake == 0
     again = e.replay("h", events)
     assert again == state
+    # each action made alone from a copy of its payload (parsed afresh, as a view makes
+    # it) builds the state the checked steps built (each made from its check's parse)
+    alone = e.open("h", events[0][1])
+    for type_, payload in events[1:]:
+        e.apply(alone, type_, copy.deepcopy(payload))
+    assert alone == state
     assert e.outcome(again) == e.outcome(state)
     assert e.settle(again).to_json_dict() == res.to_json_dict()
     # every win pays: a winner never ends below what the win alone brought before caps

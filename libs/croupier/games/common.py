@@ -18,6 +18,8 @@
   faces asked for and the hand's roll counter (dice and slots, whose every hand commits
   to a fresh seed).
 * outcomes and rule tables: :func:`plain_fraction` writes an exact multiple or rate.
+* a step: :class:`Checked` keeps what an event's check read of its payload for the
+  move that follows with the same payload.
 
 A family whose checks differ (another order, other reasons) keeps its own; these are
 for the checks that are the same. Every failure raises :class:`ActionRejected` (an
@@ -30,10 +32,12 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, TypeGuard
+from typing import Any, Generic, TypeGuard, TypeVar
 
 from croupier.errors import ActionRejected, BetRejected, RuleViolation
 from croupier.games import base as g
+
+T = TypeVar("T")
 
 AUTO = "timeout"
 """The one value of ``args.auto``: the dealer made this move on a timeout."""
@@ -282,3 +286,25 @@ def plain_fraction(f: Fraction) -> str:
     """An exact value as a game's outcome and rule tables write it: ``"3"`` when whole,
     else ``"n/d"`` (``"19/20"``)."""
     return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+
+
+class Checked(Generic[T]):
+    """What an engine's check last read of an event's payload (an action parsed, a
+    play's cards read), by the payload object: the move of that same payload reads it
+    instead of parsing the payload again (a step checks an event, then makes it, with
+    one payload). What is kept must be read from the payload alone — never from the
+    state — so that it holds for whatever state the payload is then applied to; another
+    payload object is parsed afresh. One entry: nothing grows."""
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last: tuple[Mapping[str, Any], T] | None = None
+
+    def keep(self, p: Mapping[str, Any], value: T) -> T:
+        self._last = (p, value)
+        return value
+
+    def of(self, p: Mapping[str, Any]) -> T | None:
+        last = self._last
+        return last[1] if last is not None and last[0] is p else None

@@ -43,7 +43,7 @@ from typing import Any
 
 from croupier.errors import ActionRejected, InvalidInput, NotationError, RuleViolation
 from croupier.games import base as g
-from croupier.games.common import action_fields, args_object, check_auto
+from croupier.games.common import Checked, action_fields, args_object, check_auto
 from croupier.games.mahjong import payments, policy
 from croupier.games.mahjong.fan import Score, WinContext, is_win, score
 from croupier.games.mahjong.policy import Action
@@ -137,6 +137,8 @@ class MahjongEngine(g.Engine[MahjongState]):
         self.ready_fans = {}
         """查大叫's readings (:func:`.payments.ready_fan`) remembered by what they read: a
         closed hand's are asked by its outcome, its settlement and its claims."""
+        self.checked: Checked[Action] = Checked()
+        """The action last checked, by its payload, for the move that follows."""
         self.scores: dict[tuple[Shape, WinContext], Score | None] = {}
         """A win's best reading (:func:`.fan.score`) remembered by the tiles and how it
         was won: a win on a discard is scored when the claim window opens, again when
@@ -191,7 +193,7 @@ class MahjongEngine(g.Engine[MahjongState]):
         self._take_tiles(st, p["cards"])
 
     def apply_action(self, st: MahjongState, p: Mapping[str, Any]) -> None:
-        seat, action, args = self._resolve(st, p)
+        seat, action, args = self.checked.of(p) or self._resolve(st, p)
         self._act(st, seat, action, args)
         st.actions += 1
 
@@ -562,7 +564,7 @@ class MahjongEngine(g.Engine[MahjongState]):
     def verify_action(self, st: MahjongState, p: Mapping[str, Any]) -> None:
         if st.phase != "playing":
             raise ActionRejected("the hand has not started", reason="not_in_play")
-        seat, action, args = self._resolve(st, p)
+        seat, action, args = self.checked.keep(p, self._resolve(st, p))
         st.seat(seat)
         pl = st.players[seat]
         if pl.won:

@@ -69,7 +69,8 @@ def parse_action(
 
 @dataclass(frozen=True, slots=True)
 class Move:
-    """An ``action.taken`` as its check read it: the seat, the action, its args and, for
+    """An ``action.taken`` as its check read it (kept by the engine's
+    :class:`~croupier.games.common.Checked`): the seat, the action, its args and, for
     a play, its cards and their reading as declared (:func:`~.moves.check_play`'s,
     which the cards on the table only accept or refuse)."""
 
@@ -78,28 +79,6 @@ class Move:
     args: Mapping[str, Any]
     cards: tuple[str, ...] = ()
     shape: Shape | None = None
-
-
-class Checked:
-    """The move of the last ``action.taken`` payload an engine checked, by the payload
-    object: the engine's move of that payload reads it instead of parsing the payload
-    and reading its cards again (a step checks an event, then makes it, with the same
-    payload). What it keeps is read from the payload alone — never from the state — so
-    it holds for whatever state the payload is then applied to; another payload object
-    is parsed afresh."""
-
-    __slots__ = ("_last",)
-
-    def __init__(self) -> None:
-        self._last: tuple[Mapping[str, Any], Move] | None = None
-
-    def keep(self, p: Mapping[str, Any], move: Move) -> Move:
-        self._last = (p, move)
-        return move
-
-    def of(self, p: Mapping[str, Any]) -> Move | None:
-        last = self._last
-        return last[1] if last is not None and last[0] is p else None
 
 
 def check_deal(req: g.DealRequest | None, p: Mapping[str, Any], copies: int) -> None:

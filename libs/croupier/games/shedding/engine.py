@@ -55,12 +55,11 @@ from typing import Any
 
 from croupier.errors import ActionRejected, BetRejected, ConfigError, InvalidInput, RuleViolation
 from croupier.games import base as g
-from croupier.games.common import is_int
+from croupier.games.common import Checked, is_int
 from croupier.games.registry import register_family
 from croupier.games.shedding import shuangkou  # noqa: F401  (registers the shuangkou family)
 from croupier.games.shedding.common import (
     HIDDEN,
-    Checked,
     Move,
     check_deal,
     check_die,
@@ -164,7 +163,7 @@ class DoudizhuEngine(g.Engine[DoudizhuState]):
     def __init__(self, config: g.VariantConfig) -> None:
         super().__init__(config)
         self.rules = Rules.from_config(config.raw)
-        self.checked = Checked()
+        self.checked: Checked[Move] = Checked()
         r = self.rules
         g.require_deck(config, "cards54", 1)
         if 3 * r.hand_cards + r.kitty_cards != 54:

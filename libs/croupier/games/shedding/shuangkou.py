@@ -37,10 +37,10 @@ from typing import Any
 
 from croupier.errors import ActionRejected, BetRejected, ConfigError, InvalidInput, RuleViolation
 from croupier.games import base as g
+from croupier.games.common import Checked
 from croupier.games.registry import register_family
 from croupier.games.shedding.common import (
     HIDDEN,
-    Checked,
     Direction,
     Move,
     check_deal,
@@ -188,7 +188,7 @@ class ShuangkouEngine(g.Engine[ShuangkouState]):
     def __init__(self, config: g.VariantConfig) -> None:
         super().__init__(config)
         self.rules = ShuangkouRules.from_config(config.raw)
-        self.checked = Checked()
+        self.checked: Checked[Move] = Checked()
         g.require_deck(config, "cards54", 2)
         if 4 * self.rules.hand_cards != 108:
             raise ConfigError("shuangkou deals the whole 108 cards to four players")
