@@ -274,7 +274,7 @@ class MahjongEngine(g.Engine[MahjongState]):
                 idx = tile_index(t)
             except NotationError as e:
                 raise RuleViolation(f"{t!r} is not a tile", reason="bad_card") from e
-            if idx not in self.universe:
+            if idx >= len(self.universe):  # the universe is the first tiles, 0 up
                 raise RuleViolation(f"{t} is not in {self.variant}'s set", reason="bad_card")
 
     def _take_tiles(self, st: MahjongState, cards: Sequence[Mapping[str, Any]]) -> None:

@@ -29,11 +29,20 @@ HONOUR_CYCLE = (27, 28, 29, 30, 33, 32, 31)
 
 def tile_index(name: str) -> int:
     """``"5p"`` → 13. Raises :class:`NotationError` for anything but a tile."""
+    i = _INDEX.get(name) if type(name) is str else None  # the 34 names as written
+    if i is not None:
+        return i
     t = parse_tile(name)
     n, s = int(t[0]), t[1]
     if s == "z":
         return 26 + n
     return "mps".index(s) * 9 + n - 1
+
+
+_INDEX: dict[str, int] = {
+    f"{n}{s}": k * 9 + n - 1 for k, s in enumerate(SUITS) for n in range(1, 10)
+}
+_INDEX.update({f"{n}z": 26 + n for n in range(1, 8)})
 
 
 def tile_name(i: int) -> str:
