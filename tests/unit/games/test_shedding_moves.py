@@ -19,6 +19,7 @@ from croupier.games.shedding.moves import (
     Shape,
     beats,
     check_play,
+    holds,
     parse_shape,
     readings,
     value_of,
@@ -170,6 +171,21 @@ def test_check_play_errors_are_precise() -> None:
         with pytest.raises(ActionRejected) as e:
             parse_shape(bad, 2)
         assert e.value.reason == "bad_move"
+    with pytest.raises(ActionRejected) as e:
+        parse_shape({"move": "fish", "rank": "4"}, 2)
+    assert e.value.message.endswith("'fish' is not a valid Kind")  # the enum's own words
+    for kind in Kind:  # every move found by its name
+        assert parse_shape({"move": kind.value, "rank": "5"}, 5).kind is kind
+
+
+def test_holds_is_the_multiset_difference() -> None:
+    rng = random.Random("holds")
+    for _ in range(2_000):
+        hand = rng.sample(list(CARDS54) * 2, rng.randint(0, 27))
+        cards = rng.sample(list(CARDS54) * 2, rng.randint(1, 8))
+        if rng.random() < 0.5:
+            cards = rng.sample(hand, min(len(hand), len(cards))) or cards
+        assert holds(hand, cards) is not bool(Counter(cards) - Counter(hand)), (hand, cards)
 
 
 def _hand(rng: random.Random, n: int) -> list[str]:

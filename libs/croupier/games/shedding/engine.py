@@ -76,6 +76,7 @@ from croupier.games.shedding.moves import (
     check_play,
     counts,
     describe_moves,
+    holds,
     parse_play_cards,
     parse_shape,
     sort_cards,
@@ -270,10 +271,10 @@ class DoudizhuEngine(g.Engine[DoudizhuState]):
 
     def _check_play(self, st: DoudizhuState, seat: int, args: Mapping[str, Any]) -> Play:
         cards = parse_play_cards(args.get("cards"))
-        hand = Counter(st.hands[seat])
-        want = Counter(cards)
-        short = [c for c in want if want[c] > hand[c]]
-        if short:
+        if not holds(st.hands[seat], cards):
+            hand = Counter(st.hands[seat])
+            want = Counter(cards)
+            short = [c for c in want if want[c] > hand[c]]
             raise ActionRejected(
                 f"seat {seat} does not hold {' '.join(sort_cards(short))}", reason="not_in_hand"
             )

@@ -436,11 +436,18 @@ def beats(new: Shape, old: Shape, rules: MoveRules = CLASSIC) -> bool:
     return compare_key(new, rules) > compare_key(old, rules)
 
 
+def holds(hand: Sequence[str], cards: Sequence[str]) -> bool:
+    """Whether ``hand`` holds every card of ``cards``, as often as they list it."""
+    return all(cards.count(c) <= hand.count(c) for c in set(cards))
+
+
 def parse_shape(args: Mapping[str, Any], n_cards: int) -> Shape:
     """The declared move of a play's args (``move``, ``rank``), its chain length worked
     out from the number of cards (a chain of bombs: 0, any)."""
     try:
-        kind = Kind(str(args["move"]))
+        move = str(args["move"])
+        found = _KINDS.get(move)
+        kind = Kind(move) if found is None else found  # Kind() words a refusal
         key = RANK_VALUE[str(args["rank"]).upper()]
     except (KeyError, ValueError) as e:
         raise ActionRejected(
@@ -454,6 +461,9 @@ def parse_shape(args: Mapping[str, Any], n_cards: int) -> Shape:
     elif kind is Kind.BOMB_CHAIN:
         length = 0
     return Shape(kind, key, length)
+
+
+_KINDS = {k.value: k for k in Kind}
 
 
 def _matches(declared: Shape, reading: Shape) -> bool:

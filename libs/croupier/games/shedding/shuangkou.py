@@ -56,6 +56,7 @@ from croupier.games.shedding.moves import (
     Shape,
     check_play,
     describe_moves,
+    holds,
     parse_play_cards,
     parse_shape,
     sort_cards,
@@ -230,8 +231,8 @@ class ShuangkouEngine(g.Engine[ShuangkouState]):
             self.checked.keep(p, Move(seat, action, args))
             return
         cards = parse_play_cards(args.get("cards"))
-        short = Counter(cards) - Counter(st.hands[seat])
-        if short:
+        if not holds(st.hands[seat], cards):
+            short = Counter(cards) - Counter(st.hands[seat])
             raise ActionRejected(
                 f"seat {seat} does not hold {' '.join(sort_cards(short.elements()))}",
                 reason="not_in_hand",
