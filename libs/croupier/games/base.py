@@ -682,9 +682,8 @@ class Engine(ABC, Generic[S]):
         """verify then apply. A ``bets.placed`` is stepped bet by bet on the state
         itself (no copy): when one bet is refused the bets before it stay applied, so a
         caller that keeps the state after a refusal rebuilds it (the dealer replays the
-        hand's events; a replay that raises is abandoned)."""
-        if type_ != HAND_CLOSED:
-            self._changed(state)
+        hand's events; a replay that raises is abandoned). Where it applies an event
+        past :meth:`apply`, it forgets the state's settlement as :meth:`apply` does."""
         if type_ == BETS_PLACED:
             bets = placed_bets(type_, payload)
             if _plain_dispatch(type(self)):
@@ -692,6 +691,7 @@ class Engine(ABC, Generic[S]):
                 # dispatch per bet (a bet never closes the hand: one check of that)
                 if state.closed:
                     raise _closed(state)
+                self._changed(state)
                 verify_bet, apply_bet = self.verify_bet, self.apply_bet
                 for bet in bets:
                     verify_bet(state, bet)
@@ -704,6 +704,7 @@ class Engine(ABC, Generic[S]):
         if type_ in self.checked_by_apply:
             if state.closed:
                 raise _closed(state)
+            self._changed(state)
             self.apply_event(state, type_, payload)
             return
         self.verify(state, type_, payload)
