@@ -3,10 +3,14 @@ suit's nine counts remembered): the same answer as the general search (``win._st
 over every hand drawn here — built wins (sets and a pair, honours among them), wins with
 a tile changed, added or taken, and arbitrary counts of every size a hand can have —
 and ``Shape.standard`` takes that path exactly when there are no wilds and no limits.
-A hand with wilds is refused at once when even wilds free of every cap could not
-complete it (``win._wilds_needed``, a lower bound of what the search needs): over built
-wins with tiles turned into wilds, random hands, exposed melds and every kind of limit,
-``Shape.standard`` answers as the general search alone does."""
+Without wilds, a limited question (the fan patterns': only 刻子, only some tiles, 幺九
+in every set; ``standard_with`` a given 刻子 and pair) is asked of each of the hand's
+decompositions (``win._plain_parts``, remembered by the counts) instead of a search of
+its own. A hand with wilds is refused at once when even wilds free of every cap could
+not complete it (``win._wilds_needed``, a lower bound of what the search needs): over
+built wins with tiles turned into wilds, random hands, exposed melds and every kind of
+limit, ``Shape.standard`` and ``Shape.standard_with`` answer as the general search
+alone does."""
 
 from __future__ import annotations
 
@@ -129,14 +133,22 @@ def test_the_path_is_taken_only_without_wilds_or_limits(monkeypatch: pytest.Monk
         calls.append(1)
         return real(*a)
 
+    parts: list[int] = []
+    decompose = win._plain_parts
+
+    def decomposed(c: Any) -> Any:
+        parts.append(1)
+        return decompose(c)
+
     monkeypatch.setattr(win, "_std", general)
+    monkeypatch.setattr(win, "_plain_parts", decomposed)
     assert hand.standard()
-    assert calls == []
+    assert calls == [] and parts == []
     assert hand.standard(Limits(pungs_only=True)) is False
-    assert calls
-    calls.clear()
+    assert hand.standard_with([27], 31)
+    assert calls == [] and len(parts) == 2  # without wilds: its decompositions
     assert Shape.of([0, 1, 2, 9, 10, 11, 18, 19, 20, 27, 27, 27, 31], wilds=1).standard()
-    assert calls
+    assert calls and len(parts) == 2
 
 
 def test_hands_with_wilds_melds_and_limits_answer_as_the_search_alone() -> None:
@@ -170,6 +182,60 @@ def test_hands_with_wilds_melds_and_limits_answer_as_the_search_alone() -> None:
         if _general_standard(shape, NO_LIMITS):
             assert win._wilds_needed(shape.concealed) <= wilds, shape  # a lower bound
     assert wins > 1_000 and refused > 200  # both answers, and the early refusal, exercised
+
+
+def _general_with(shape: Shape, pungs: list[int], pair: int | None, limits: Limits) -> bool:
+    """``Shape.standard_with`` as the general search answers it: the 刻子 and the pair
+    taken out of the concealed tiles (an exposed meld counts for its 刻子), the rest
+    searched within the limits."""
+    if not _general_standard(shape, limits):
+        return False
+    for t in (*pungs, *([] if pair is None else [pair])):
+        if not win._allowed(t, limits) or (limits.yaojiu_sets and not win.is_terminal_or_honour(t)):
+            return False
+    c = list(shape.concealed)
+    for t in pungs:
+        if t not in shape.melds:
+            if c[t] < 3:
+                return False
+            c[t] -= 3
+    if pair is not None:
+        if c[pair] < 2:
+            return False
+        c[pair] -= 2
+    return win._std(tuple(c), 0, pair is not None, ZERO_CAPS, limits)
+
+
+def test_wins_without_wilds_hold_a_given_pung_and_pair_as_the_search_finds() -> None:
+    """The fan patterns' 三元/四喜 questions and random ones, over built wins (honours
+    and 刻子 among them, melds exposed) and their neighbours, under every limit."""
+    rng = random.Random("standard_with")
+    held = 0
+    for _ in range(1_500):
+        melds = [rng.randrange(N_TILES) for _ in range(rng.choice([0, 0, 1, 2]))]
+        c = _built(rng, 4 - len(melds))
+        for t in melds:
+            c[t] = min(c[t], 1)
+        if rng.random() < 0.3:
+            c[rng.randrange(N_TILES)] += 1
+            c[next(t for t in range(N_TILES) if c[t])] -= 1
+        shape = Shape(tuple(c), 0, tuple(melds), tuple(3 for _ in melds))
+        tiles = [t for t in range(N_TILES) if c[t] >= 2 or t in melds] or [0]
+        questions: list[tuple[list[int], int | None]] = [
+            ([31, 32, 33], None),
+            ([31, 32], 33),
+            ([27, 28, 29, 30], None),
+            ([27, 28, 29], 30),
+            (rng.sample(tiles, min(2, len(tiles))), None),
+            (rng.sample(tiles, 1), rng.choice(tiles)),
+            ([], rng.choice(tiles)),
+        ]
+        for pungs, pair in questions:
+            for limits in LIMITS:
+                want = _general_with(shape, pungs, pair, limits)
+                assert shape.standard_with(pungs, pair, limits) == want, (shape, pungs, pair)
+                held += want
+    assert held > 500
 
 
 @settings(max_examples=2_000)

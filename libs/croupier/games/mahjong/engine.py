@@ -77,7 +77,6 @@ from croupier.games.mahjong.state import (
 )
 from croupier.games.mahjong.tiles import (
     N_TILES,
-    ORPHANS,
     SUITS,
     ghost_of,
     names,
@@ -86,7 +85,7 @@ from croupier.games.mahjong.tiles import (
     tile_index,
     tile_name,
 )
-from croupier.games.mahjong.win import Shape, could_win_with_one_more
+from croupier.games.mahjong.win import Shape, could_win_with_one_more, isolated
 from croupier.games.memo import recall
 from croupier.games.registry import register_family
 from croupier.money import (
@@ -113,10 +112,6 @@ def _tile_arg(args: Mapping[str, Any], key: str = "tile") -> int:
         raise ActionRejected(
             f"args.{key} must be a tile, got {args.get(key)!r}", reason="malformed"
         ) from e
-
-
-_ORPHAN_SET = frozenset(ORPHANS)
-_NOT_ORPHANS = tuple(t for t in range(N_TILES) if t not in _ORPHAN_SET)
 
 
 @register_family
@@ -501,16 +496,7 @@ class MahjongEngine(g.Engine[MahjongState]):
         h = pl.hand
         ghost = st.ghost
         if ghost is None or not (h[ghost] or tile == ghost):
-            if h[tile] or (
-                self.rules.fan.forms.thirteen_orphans
-                and tile in _ORPHAN_SET
-                and not any(h[t] for t in _NOT_ORPHANS)
-            ):
-                return False
-            if tile >= 27:  # an honour stands only in a 刻子 or the pair
-                return True
-            low = tile - tile % 9
-            return not any(h[max(low, tile - 1) : min(low + 9, tile + 2)])
+            return isolated(h, tile, self.rules.fan.forms)
         if h[tile] >= 4:  # no fifth copy comes: not a question for the proof below
             return False
         key = (tuple(h), ghost, bool(pl.melds))

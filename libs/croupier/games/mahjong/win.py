@@ -201,6 +201,74 @@ def _suit_sets(part: Counts, with_pair: bool) -> bool:
     return False
 
 
+Part = tuple[tuple[tuple[int, bool], ...], int]
+"""A standard decomposition of concealed tiles: its sets, each ``(tile, True)`` for the
+刻子 of ``tile`` or ``(tile, False)`` for the 顺子 from ``tile``, and its pair's tile."""
+
+
+@lru_cache(maxsize=1 << 12)
+def _plain_parts(c: Counts) -> tuple[Part, ...]:
+    """Every standard decomposition of wild-free counts (sets and one pair), as
+    :func:`_std` searches them (the lowest tile left in a 刻子, the pair or the 顺子 it
+    starts). A winning hand has a few; a limited question (:class:`Limits`, the fan
+    patterns' ``standard_with``) is then asked of each (:func:`_within`) instead of a
+    search of its own. Remembered by the counts: the fan readings of one hand ask a
+    dozen such questions."""
+    out: list[Part] = []
+
+    def walk(c: list[int], sets: list[tuple[int, bool]], pair: int) -> None:
+        i = next((k for k in range(N_TILES) if c[k]), -1)
+        if i < 0:
+            if pair >= 0:
+                out.append((tuple(sets), pair))
+            return
+        n = c[i]
+        if n >= 3:
+            c[i] -= 3
+            sets.append((i, True))
+            walk(c, sets, pair)
+            sets.pop()
+            c[i] += 3
+        if pair < 0 and n >= 2:
+            c[i] -= 2
+            walk(c, sets, i)
+            c[i] += 2
+        if i < 27 and i % 9 <= 6 and c[i + 1] and c[i + 2]:
+            c[i] -= 1
+            c[i + 1] -= 1
+            c[i + 2] -= 1
+            sets.append((i, False))
+            walk(c, sets, pair)
+            sets.pop()
+            c[i] += 1
+            c[i + 1] += 1
+            c[i + 2] += 1
+
+    walk(list(c), [], -1)
+    return tuple(out)
+
+
+def _within(part: Part, f: Limits) -> bool:
+    """Whether a decomposition's sets and pair are all within ``f``, as :func:`_std`
+    reads the limits: every tile allowed, no 顺子 where only 刻子 are, every set and
+    the pair holding a 幺九 (a 顺子 from a 1 or a 7)."""
+    sets, pair = part
+    yj = f.yaojiu_sets
+    if not _allowed(pair, f) or (yj and not is_terminal_or_honour(pair)):
+        return False
+    for t, pung in sets:
+        if pung:
+            if not _allowed(t, f) or (yj and not is_terminal_or_honour(t)):
+                return False
+        elif (
+            f.pungs_only
+            or (yj and t % 9 not in (0, 6))
+            or not (_allowed(t, f) and _allowed(t + 1, f) and _allowed(t + 2, f))
+        ):
+            return False
+    return True
+
+
 def _wilds_needed(c: Counts) -> int:
     """The fewest wilds that could make ``c`` a standard hand were a wild free to stand
     for any tile (no cap on copies, no limits): a lower bound of what :func:`_std`
@@ -244,7 +312,26 @@ def _group_wilds(part: Counts, with_pair: bool, runs: bool) -> int:
     return best
 
 
-_NOT_ORPHANS = tuple(t for t in range(N_TILES) if t not in ORPHANS)
+_ORPHAN_SET = frozenset(ORPHANS)
+_NOT_ORPHANS = tuple(t for t in range(N_TILES) if t not in _ORPHAN_SET)
+
+
+def isolated(concealed: Counts | Sequence[int], tile: int, forms: Forms) -> bool:
+    """Whether ``tile`` added to wild-free ``concealed`` counts stands in no set and no
+    pair, so the tiles win in no form: no copy held and no tile of its suit next to it
+    (every 顺子 holding it holds a neighbour), unless thirteen orphans is played and it
+    and every tile held are 幺九 (that form wants the tile alone). Where it is true no
+    form wins; where false, the tiles are judged."""
+    if concealed[tile] or (
+        forms.thirteen_orphans
+        and tile in _ORPHAN_SET
+        and not any(concealed[t] for t in _NOT_ORPHANS)
+    ):
+        return False
+    if tile >= 27:  # an honour stands only in a 刻子 or the pair
+        return True
+    low = tile - tile % 9
+    return not any(concealed[max(low, tile - 1) : min(low + 9, tile + 2)])
 
 
 def could_win_with_one_more(concealed: Counts, wilds: int, melded: bool, forms: Forms) -> bool:
@@ -336,12 +423,11 @@ class Shape:
         if limits.yaojiu_sets and not all(is_terminal_or_honour(t) for t in self.melds):
             return False
         if not self.wilds:
-            # limits only take sets away: no win without them is no win within them
-            if not _std_plain(self.concealed):
-                return False
             if limits == NO_LIMITS:
-                return True
-        elif _wilds_needed(self.concealed) > self.wilds:
+                return _std_plain(self.concealed)
+            # every decomposition, remembered by the counts (none: no win at all)
+            return any(_within(part, limits) for part in _plain_parts(self.concealed))
+        if _wilds_needed(self.concealed) > self.wilds:
             return False
         return _std(self.concealed, self.wilds, False, self.caps(), limits)
 
@@ -356,6 +442,14 @@ class Shape:
         for t in (*pungs, *([] if pair is None else [pair])):
             if not _allowed(t, limits) or (limits.yaojiu_sets and not is_terminal_or_honour(t)):
                 return False
+        if not self.wilds:  # a decomposition within the limits holding them
+            held = [(t, True) for t in pungs if t not in self.melds]
+            return any(
+                (pair is None or part[1] == pair)
+                and all(x in part[0] for x in held)
+                and _within(part, limits)
+                for part in _plain_parts(self.concealed)
+            )
         c = list(self.concealed)
         caps = list(self.caps())
         w = self.wilds
