@@ -14,6 +14,7 @@ import pytest
 from croupier.cards import CARDS52
 from croupier.errors import InvalidInput
 from croupier.games.poker.hands import rank5
+from croupier.games.shisanshui import hands
 from croupier.games.shisanshui.hands import (
     Arrangement,
     Special,
@@ -252,3 +253,27 @@ def test_row_based_specials_agree_with_every_split(kind: str) -> None:
             found += 1
             check_arrangement(hand, Arrangement(rows[0], rows[1], rows[2], special))
     assert found >= 1
+
+
+def test_the_rows_are_read_as_rank5_and_the_front_strength_read_them() -> None:
+    """Every row of a hand: a 5-card row's strength from its keys' sum is ``rank5``'s,
+    a front's remembered by its ranks is ``front_strength``'s, each share the share of
+    that strength — flushes and straight flushes among them."""
+    rng = random.Random("十三水 rows")
+    suited = [c for c in CARDS52 if c[1] == "h"] + rng.sample(CARDS52, 10)
+    for n in range(40):
+        cards = tuple(
+            sorted(
+                rng.sample(sorted(set(suited)) if n % 2 else CARDS52, 13),
+                key=lambda c: (hands._VAL[c[0]], c[1]),
+                reverse=True,
+            )
+        )
+        fives, threes = hands._rows(cards)
+        five, three = hands._five_table(), hands._three_table()
+        for (s, p), idx in zip(fives, hands._FIVES, strict=True):
+            want = hands.rank5([cards[i] for i in idx])
+            assert (s, p) == (want, hands._share(want, five)), [cards[i] for i in idx]
+        for (s, p), idx in zip(threes, hands._THREES, strict=True):
+            want = hands.front_strength([cards[i] for i in idx])
+            assert (s, p) == (want, hands._share(want, three))

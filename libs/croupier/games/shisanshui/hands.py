@@ -56,7 +56,15 @@ from math import comb
 from croupier.accel import native as _native
 from croupier.cards import CARDS52
 from croupier.errors import InvalidInput
-from croupier.games.poker.hands import Category, rank5
+from croupier.games.poker.hands import (
+    CARD_KEYS,
+    RANK_MASK,
+    Category,
+    flush_suit_of,
+    nonflush_table,
+    rank5,
+    strength_from_key,
+)
 
 __all__ = [
     "Arrangement",
@@ -437,11 +445,35 @@ _FRONT: dict[str, tuple[int, int]] = {}
 
 @lru_cache(maxsize=4096)
 def _best_normal(cards: tuple[str, ...]) -> Arrangement:
+    fives, threes = _rows(cards)
+    masks = None if _native is None else _native.shisanshui_split(fives, threes)
+    if masks is None:
+        five_rows = dict(zip(_FIVE_MASKS, fives, strict=True))
+        masks = _search(five_rows, dict(zip(_THREE_MASKS, threes, strict=True)))
+    f, m, b = masks
+
+    def pick(mask: int) -> tuple[str, ...]:
+        return tuple(cards[i] for i in range(13) if mask >> i & 1)
+
+    return Arrangement(pick(f), pick(m), pick(b))
+
+
+def _rows(cards: tuple[str, ...]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Every 5-card row and every 3-card row of the 13 cards as (strength, share), in
+    ``combinations`` order: a 5-card row's strength from its cards' key sum, as
+    ``rank5`` reads it (the cards read only for a flush; the 13 keys looked up once), a
+    front's by its ranks; shares remembered by strength."""
     five = _five_table()
     share5 = _SHARE5
+    keys = [CARD_KEYS[c] for c in cards]
+    nonflush = nonflush_table()
     fives: list[tuple[int, int]] = []
     for a, b, c, d, e in _FIVES:
-        s = rank5([cards[a], cards[b], cards[c], cards[d], cards[e]])
+        k = keys[a] + keys[b] + keys[c] + keys[d] + keys[e]
+        if flush_suit_of(k) < 0:
+            s = nonflush[k & RANK_MASK]
+        else:
+            s = strength_from_key(k, (cards[a], cards[b], cards[c], cards[d], cards[e]))
         p = share5.get(s)
         if p is None:
             p = share5[s] = _share(s, five)
@@ -454,16 +486,7 @@ def _best_normal(cards: tuple[str, ...]) -> Arrangement:
             s = front_strength([cards[a], cards[b], cards[c]])
             row = _FRONT[ranks] = (s, _share(s, _three_table()))
         threes.append(row)
-    masks = None if _native is None else _native.shisanshui_split(fives, threes)
-    if masks is None:
-        five_rows = dict(zip(_FIVE_MASKS, fives, strict=True))
-        masks = _search(five_rows, dict(zip(_THREE_MASKS, threes, strict=True)))
-    f, m, b = masks
-
-    def pick(mask: int) -> tuple[str, ...]:
-        return tuple(cards[i] for i in range(13) if mask >> i & 1)
-
-    return Arrangement(pick(f), pick(m), pick(b))
+    return fives, threes
 
 
 def _search(s5: dict[int, tuple[int, int]], s3: dict[int, tuple[int, int]]) -> tuple[int, int, int]:
