@@ -9,7 +9,8 @@ that drives a dealer with a counting clock and numbered seeds, keeps every batch
 writes and finishes and audits a hand from them, so that a family's tests say only what
 is particular to its games. For tests that drive an engine without a dealer,
 :func:`dealt_from` and :func:`rolled_from` write the dealer's answer to a
-:class:`~croupier.games.base.DealRequest`.
+:class:`~croupier.games.base.DealRequest`, and :func:`settles_of` counts the hands an
+engine settles.
 
 Everything here is deterministic (fixed keys, a clock counting from :data:`T0`, seeds
 hashed from a label and a number), so a test's hands are the same on every run. The
@@ -105,6 +106,21 @@ def dealt_from(order: Sequence[str], pos: int, req: g.DealRequest) -> dict[str, 
             for i, d in enumerate(req.cards)
         ]
     }
+
+
+def settles_of(engine: g.Engine[Any]) -> list[g.HandState]:
+    """The states ``engine`` settles from now on, in order: its ``settle`` wrapped on
+    this instance (take an engine of its own, not the registry's shared one), so a test
+    can count how often a hand's money is worked out."""
+    seen: list[g.HandState] = []
+    settle = engine.settle
+
+    def counted(state: Any) -> Any:
+        seen.append(state)
+        return settle(state)
+
+    engine.settle = counted  # type: ignore[method-assign]
+    return seen
 
 
 def rolled_from(

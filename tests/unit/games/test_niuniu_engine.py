@@ -526,23 +526,15 @@ def test_hundred_banker_queue_through_three_hands() -> None:
     assert st4.banker == 2 and st4.queue == []
 
 
-def test_hundred_a_hand_is_settled_once_for_its_carry_close_outcome_and_settlement(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_hundred_a_hand_is_settled_once_for_its_carry_close_outcome_and_settlement() -> None:
     """百人牛牛's carry reads the banker's money (do they bank on?): the dealer asks
     for it to close the hand, the close's check asks again, then the settlement service
     and the audit settle the hand: over, it is settled once (``Engine.settlement``)."""
     from croupier.settlement import settle_state
+    from croupier.testing import settles_of
 
     e = eng("niuniu.hundred")
-    fresh = e.settle
-    calls: list[NiuniuState] = []
-
-    def counted(s: NiuniuState) -> Any:
-        calls.append(s)
-        return fresh(s)
-
-    monkeypatch.setattr(e, "settle", counted)
+    calls = settles_of(e)
     table = seats(BIG, 5_000_000, 5_000_000)
     carry = {"banker": None, "banked": 0, "queue": ["p3"]}
     _, st = script_hand(

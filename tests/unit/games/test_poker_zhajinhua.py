@@ -247,26 +247,19 @@ def test_describe() -> None:
     assert e.describe("eval", [["Ks", "Kd", "9c"], ["Kh", "Kc", "9d"]])["winners"] == [0, 1]
 
 
-def test_a_hand_over_is_settled_once_for_its_close_outcome_and_settlement(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_hand_over_is_settled_once_for_its_close_outcome_and_settlement() -> None:
     """The outcome shows each seat's delta, so it settles the hand; the settlement
     service and the audit then settle it again (``settle_state``): once the hand is
     over, ``Engine.settlement`` works it out once, its close included. An event taken
     on the state forgets it; another state (a copy, the next hand) is settled afresh."""
     from croupier.settlement import settle_state
+    from croupier.testing import settles_of
 
     e = eng(rake__rate=0.05)  # a new engine: no hand of another test remembered
     st = start(e)
     act(e, st, 2, "fold")
     fresh = e.settle
-    calls: list[ZhajinhuaState] = []
-
-    def counted(s: ZhajinhuaState) -> Any:
-        calls.append(s)
-        return fresh(s)
-
-    monkeypatch.setattr(e, "settle", counted)
+    calls = settles_of(e)
     with pytest.raises(InvalidInput):
         e.outcome(st)  # not over: nothing to remember
     act(e, st, 3, "fold")
