@@ -316,7 +316,7 @@ _ORPHAN_SET = frozenset(ORPHANS)
 _NOT_ORPHANS = tuple(t for t in range(N_TILES) if t not in _ORPHAN_SET)
 
 
-def isolated(concealed: Counts | Sequence[int], tile: int, forms: Forms) -> bool:
+def isolated(concealed: Sequence[int], tile: int, forms: Forms) -> bool:
     """Whether ``tile`` added to wild-free ``concealed`` counts stands in no set and no
     pair, so the tiles win in no form: no copy held and no tile of its suit next to it
     (every 顺子 holding it holds a neighbour), unless thirteen orphans is played and it
