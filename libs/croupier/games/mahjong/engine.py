@@ -114,6 +114,14 @@ def _tile_arg(args: Mapping[str, Any], key: str = "tile") -> int:
         ) from e
 
 
+def _ghosts_as_wilds(hand: Sequence[int], ghost: int | None) -> tuple[tuple[int, ...], int]:
+    """A hand's counts with the ghost's (广东's 鬼牌) taken out as wilds: the concealed
+    real tiles and the number of wilds."""
+    if ghost is None or not hand[ghost]:
+        return tuple(hand), 0
+    return (*hand[:ghost], 0, *hand[ghost + 1 :]), hand[ghost]
+
+
 @register_family
 class MahjongEngine(g.Engine[MahjongState]):
     family = "mahjong"
@@ -355,11 +363,9 @@ class MahjongEngine(g.Engine[MahjongState]):
         hand = list(pl.hand)
         if extra is not None:
             hand[extra] += 1
-        wilds = 0
-        if st.ghost is not None:
-            wilds, hand[st.ghost] = hand[st.ghost], 0
+        concealed, wilds = _ghosts_as_wilds(hand, st.ghost)
         return Shape(
-            tuple(hand),
+            concealed,
             wilds,
             tuple(m.tile for m in pl.melds),
             tuple(m.size for m in pl.melds),
@@ -504,11 +510,8 @@ class MahjongEngine(g.Engine[MahjongState]):
 
     def _one_short(self, key: tuple[tuple[int, ...], int | None, bool]) -> bool:
         hand, ghost, melded = key
-        wilds = 0
-        if ghost is not None and hand[ghost]:
-            wilds = hand[ghost]
-            hand = (*hand[:ghost], 0, *hand[ghost + 1 :])
-        return could_win_with_one_more(hand, wilds, melded, self.rules.fan.forms)
+        concealed, wilds = _ghosts_as_wilds(hand, ghost)
+        return could_win_with_one_more(concealed, wilds, melded, self.rules.fan.forms)
 
     def can_peng(self, st: MahjongState, seat: int, tile: int) -> bool:
         pl = st.players[seat]
