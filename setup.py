@@ -13,6 +13,7 @@ setup(
                 "libs/croupier/_accel_chain.c",
                 "libs/croupier/_accel_baccarat.c",
                 "libs/croupier/_accel_shisanshui.c",
+                "libs/croupier/_accel_poker.c",
             ],
             depends=["libs/croupier/_accel.h"],
             optional=True,

@@ -729,6 +729,23 @@ static PyMethodDef methods[] = {
      "十三水's best split of 13 cards from its rows' (strength, share): the front, middle "
      "and back masks, or None where the pure path must search "
      "(croupier.games.shisanshui.hands)."},
+    {"shisanshui_bind", accel_shisanshui_bind, METH_VARARGS,
+     "Bind the shares shisanshui_best reads: every 5-card strength ascending, their "
+     "shares, and a front's (strength, share) by its rank values (13**3 of them)."},
+    {"shisanshui_best", accel_shisanshui_best, METH_VARARGS,
+     "十三水's best split of 13 distinct cards given as rank values and suit indexes, "
+     "their rows read natively: the front, middle and back masks, or None where the "
+     "pure path must read and search (nothing bound, cards it does not take)."},
+    {"poker_nonflush", accel_poker_nonflush, METH_NOARGS,
+     "The Hold'em evaluator's non-flush table: the rank part of a key sum of 5, 6 or 7 "
+     "cards -> the best non-flush strength (croupier.games.poker.hands)."},
+    {"poker_flush", accel_poker_flush, METH_NOARGS,
+     "The Hold'em evaluator's flush table: 8,192 strengths by rank mask, 0 below five "
+     "ranks (croupier.games.poker.hands)."},
+    {"poker_rows5", accel_poker_rows5, METH_VARARGS,
+     "rank5 of every 5 of n distinct cards given as rank values and suit indexes, in "
+     "combinations order, or None where the cards are not such "
+     "(croupier.games.poker.hands)."},
     {"chain_intact", accel_chain_intact, METH_VARARGS,
      "Whether one stream's events are proven intact (False: not proven; "
      "croupier.events.verify_chain decides and names what is wrong)."},

@@ -3,10 +3,11 @@
 #define CROUPIER_ACCEL_H
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 
 /* The functions and their arguments as croupier.accel.INTERFACE names them: raised with
  * every change of what the Python side calls. */
-#define ACCEL_INTERFACE 4
+#define ACCEL_INTERFACE 5
 
 /* _accel_chain.c: canonical text and the event chain */
 int accel_chain_init(void);
@@ -24,5 +25,16 @@ PyObject *accel_baccarat_steps(PyObject *self, PyObject *args);
 
 /* _accel_shisanshui.c: 十三水's automatic arrangement searched */
 PyObject *accel_shisanshui_split(PyObject *self, PyObject *args);
+PyObject *accel_shisanshui_bind(PyObject *self, PyObject *args);
+PyObject *accel_shisanshui_best(PyObject *self, PyObject *args);
+
+/* _accel_poker.c: the Hold'em evaluator's tables and 5-card rows */
+PyObject *accel_poker_nonflush(PyObject *self, PyObject *unused);
+PyObject *accel_poker_flush(PyObject *self, PyObject *unused);
+PyObject *accel_poker_rows5(PyObject *self, PyObject *args);
+#define ACCEL_MAX_CARDS 16
+int accel_small_ints(PyObject *seq, int *out, Py_ssize_t *n, int bound);
+/* rank5 of the cards at[0..4] of rank values and suit indexes (distinct cards) */
+int64_t accel_rank5_codes(const int *rank, const int *suit, const int *at);
 
 #endif

@@ -22,16 +22,22 @@ reference, which is always kept. What it computes natively:
   close of betting, the cards in the drawing order and the close, under the engine's own
   tables of who draws; "not proven" leaves every event to the pure engine's ``step``.
 * 十三水's automatic arrangement (``libs/croupier/_accel_shisanshui.c``,
-  :func:`croupier.games.shisanshui.hands.best_normal`): the search over every back,
-  middle and front for the best legal split, from the rows' strengths and shares the
-  pure path has read (72,072 splits a hand, ~25 ms in Python).
+  :func:`croupier.games.shisanshui.hands.best_normal`): every row's strength and share
+  read from the 13 cards and the search over every back, middle and front for the best
+  legal split (72,072 splits a hand, ~25 ms in Python), passing over the backs that
+  cannot reach the best found.
+* the Hold'em evaluator's tables (``libs/croupier/_accel_poker.c``,
+  :mod:`croupier.games.poker.hands`): the non-flush table of every 5 to 7 ranks (~0.5 s
+  in Python on a process's first hand of the poker family, ~20 ms natively), the flush
+  table, and the strengths of every 5 of n cards (:func:`~croupier.games.poker.hands.rows5`).
 
 The native result is the pure path's byte for byte:
 ``tests/property/test_accel_differential.py`` compares the two over every variant's hands
 and over random wagers, ``tests/property/test_accel_chain.py`` over random and mutated
 JSON texts and event chains (hypothesis), ``tests/property/test_accel_baccarat.py`` over a
 corpus of legal and spoilt baccarat hands under four configs,
-``tests/property/test_accel_shisanshui.py`` over random hands and rows.
+``tests/property/test_accel_shisanshui.py`` over random hands and rows,
+``tests/property/test_accel_poker.py`` the tables whole and rows over random hands.
 
 ``CROUPIER_NATIVE=0`` in the environment turns it off for a process (a comparison, or
 a doubt); ``CROUPIER_NATIVE=require`` makes its absence an error at import (CI, which
@@ -50,7 +56,7 @@ class NativeMissing(CroupierError):
     """``CROUPIER_NATIVE=require`` and the native accelerator is not built."""
 
 
-INTERFACE = 4
+INTERFACE = 5
 """The extension's interface this code calls (``ACCEL_INTERFACE`` in ``_accel.h``): an
 extension built from older sources (an editable install not rebuilt after a pull) is
 not used — the pure-Python path runs, and ``CROUPIER_NATIVE=require`` refuses it."""

@@ -44,6 +44,7 @@ from functools import cached_property
 from itertools import combinations, combinations_with_replacement
 from types import MappingProxyType
 
+from croupier.accel import native as _native
 from croupier.errors import ConfigError, NotationError
 
 __all__ = [
@@ -59,6 +60,7 @@ __all__ = [
     "best_five",
     "best_of",
     "best_three",
+    "card_codes",
     "category",
     "category3",
     "describe",
@@ -69,6 +71,7 @@ __all__ = [
     "rank3",
     "rank5",
     "ranks_of",
+    "rows5",
     "rules_from_config",
     "strength_from_key",
 ]
@@ -117,6 +120,10 @@ for _s, _sc in enumerate(SUIT_ORDER):
         _CARD_KEY[_c] = (1 << (3 * _v)) + (1 << (_SUIT_SHIFT + 3 * _s))
         _CARD_SUIT[_c] = _s
         _CARD_BIT[_c] = 1 << _v
+
+
+_RANK_VALUE = {r: v for v, r in enumerate(RANK_ORDER)}
+_SUIT_INDEX = {c: s for s, c in enumerate(SUIT_ORDER)}
 
 
 def _pack(cat: int, ranks: Iterable[int]) -> int:
@@ -190,30 +197,79 @@ def _fill_nonflush(nonflush: dict[int, int]) -> None:
             nonflush[key] = _eval_counts(counts)
 
 
+def _fill_flush(flush: list[int]) -> None:
+    for mask in range(8192):
+        if mask.bit_count() >= 5:
+            flush[mask] = _eval_flush_mask(mask)
+
+
 def _build_tables() -> tuple[list[int], list[int]]:
     flush_suit = [-1] * 4096
     for idx in range(4096):
         for s in range(4):
             if (idx >> (3 * s)) & 7 >= 5:
                 flush_suit[idx] = s
+    if _native is not None:  # the same table (tests/property/test_accel_poker.py)
+        return flush_suit, _native.poker_flush()
     flush = [0] * 8192
-    for mask in range(8192):
-        if mask.bit_count() >= 5:
-            flush[mask] = _eval_flush_mask(mask)
+    _fill_flush(flush)
     return flush_suit, flush
 
 
 _FLUSH_SUIT, _FLUSH = _build_tables()
 _NONFLUSH: dict[int, int] = {}
-"""Filled on first use (about half a second), so importing the module stays cheap."""
+"""Filled on first use, so importing the module stays cheap: natively in ~20 ms where
+the accelerator is built (:mod:`croupier.accel`; the same table), else by
+:func:`_fill_nonflush` in about half a second."""
 
 
 def _ready() -> bool:
     """Fill :data:`_NONFLUSH` if it is still empty; True if it was (retry the lookup)."""
     if _NONFLUSH:
         return False
-    _fill_nonflush(_NONFLUSH)
+    if _native is not None:
+        _NONFLUSH.update(_native.poker_nonflush())
+    else:
+        _fill_nonflush(_NONFLUSH)
     return True
+
+
+def card_codes(cards: Sequence[str]) -> tuple[list[int], list[int]]:
+    """The cards' rank values (``2`` = 0 .. ``A`` = 12) and suit indexes (``s h d c`` = 0
+    .. 3), as the native evaluator takes them; a card off the deck is refused."""
+    try:
+        return [_RANK_VALUE[c[0]] for c in cards], [_SUIT_INDEX[c[1]] for c in cards]
+    except (KeyError, IndexError, TypeError):
+        raise _bad(cards, str(len(cards))) from None
+
+
+def rows5(cards: Sequence[str]) -> list[int]:
+    """:func:`rank5` of every 5 of ``cards`` (distinct cards of the 52-card deck), in the
+    order ``itertools.combinations(cards, 5)`` gives them: natively where the accelerator
+    is built, the same strengths."""
+    if _native is not None:
+        out: list[int] | None = _native.poker_rows5(*card_codes(cards))
+        if out is not None:
+            return out
+    # the pure path: each row's strength from its cards' key sum, as rank5 reads it (the
+    # cards read only for a flush; each card's key looked up once)
+    try:
+        keys = [_CARD_KEY[c] for c in cards]
+    except (KeyError, TypeError):
+        raise _bad(cards, str(len(cards))) from None
+    _ready()
+    nonflush, flush_suit = _NONFLUSH, _FLUSH_SUIT
+    strengths: list[int] = []
+    for a, b, c, d, e in combinations(range(len(keys)), 5):
+        k = keys[a] + keys[b] + keys[c] + keys[d] + keys[e]
+        fs = flush_suit[k >> _SUIT_SHIFT]
+        if fs < 0:
+            strengths.append(nonflush[k & _RANK_MASK])
+        else:
+            strengths.append(
+                _flush_strength((cards[a], cards[b], cards[c], cards[d], cards[e]), fs)
+            )
+    return strengths
 
 
 def _bad(cards: Sequence[str], n: str) -> NotationError:

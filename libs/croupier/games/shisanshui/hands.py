@@ -50,21 +50,13 @@ from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
 from functools import cache, lru_cache
-from itertools import combinations, combinations_with_replacement
+from itertools import combinations, combinations_with_replacement, product
 from math import comb
 
 from croupier.accel import native as _native
 from croupier.cards import CARDS52
 from croupier.errors import InvalidInput
-from croupier.games.poker.hands import (
-    CARD_KEYS,
-    RANK_MASK,
-    Category,
-    flush_suit_of,
-    nonflush_table,
-    rank5,
-    strength_from_key,
-)
+from croupier.games.poker.hands import Category, card_codes, rank5, rows5
 
 __all__ = [
     "Arrangement",
@@ -433,8 +425,7 @@ def best_normal(hand: Sequence[str]) -> Arrangement:
 
 # Every row of 13 cards by the positions it takes, in ``combinations`` order, and its
 # mask (bit i: the i-th card).
-_FIVES = tuple(combinations(range(13), 5))
-_FIVE_MASKS = tuple(sum(1 << i for i in idx) for idx in _FIVES)
+_FIVE_MASKS = tuple(sum(1 << i for i in idx) for idx in combinations(range(13), 5))
 _THREES = tuple(combinations(range(13), 3))
 _THREE_MASKS = tuple(sum(1 << i for i in idx) for idx in _THREES)
 # A row's share by its strength (7,462 5-card strengths at most), and a front's
@@ -443,13 +434,18 @@ _SHARE5: dict[int, int] = {}
 _FRONT: dict[str, tuple[int, int]] = {}
 
 
+_BOUND: list[bool] = []
+
+
 @lru_cache(maxsize=4096)
 def _best_normal(cards: tuple[str, ...]) -> Arrangement:
-    fives, threes = _rows(cards)
-    masks = None if _native is None else _native.shisanshui_split(fives, threes)
+    masks = None if _native is None else _native_best(cards)
     if masks is None:
-        five_rows = dict(zip(_FIVE_MASKS, fives, strict=True))
-        masks = _search(five_rows, dict(zip(_THREE_MASKS, threes, strict=True)))
+        fives, threes = _rows(cards)
+        masks = None if _native is None else _native.shisanshui_split(fives, threes)
+        if masks is None:
+            five_rows = dict(zip(_FIVE_MASKS, fives, strict=True))
+            masks = _search(five_rows, dict(zip(_THREE_MASKS, threes, strict=True)))
     f, m, b = masks
 
     def pick(mask: int) -> tuple[str, ...]:
@@ -458,22 +454,39 @@ def _best_normal(cards: tuple[str, ...]) -> Arrangement:
     return Arrangement(pick(f), pick(m), pick(b))
 
 
+def _native_best(cards: tuple[str, ...]) -> tuple[int, int, int] | None:
+    """The split the native search gives with the rows read natively too: their
+    strengths by the evaluator's rules, their shares from tables bound once (every 5-card
+    strength's share, a front's strength and share by its ranks: what :func:`_rows`
+    reads); ``None`` where the native path does not take the cards."""
+    assert _native is not None
+    if not _BOUND:
+        five, three = _five_table(), _three_table()
+        fronts: dict[tuple[int, ...], tuple[int, int]] = {}
+        by_ranks: list[tuple[int, int]] = []
+        for ranks in product(range(13), repeat=3):
+            key = tuple(sorted(ranks))
+            row = fronts.get(key)
+            if row is None:
+                cards3 = [RANK_ORDER[v] + "shdc"[key[:i].count(v)] for i, v in enumerate(key)]
+                s = front_strength(cards3)
+                row = fronts[key] = (s, _share(s, three))
+            by_ranks.append(row)
+        _native.shisanshui_bind(five[0], [_share(s, five) for s in five[0]], by_ranks)
+        _BOUND.append(True)
+    out: tuple[int, int, int] | None = _native.shisanshui_best(*card_codes(cards))
+    return out
+
+
 def _rows(cards: tuple[str, ...]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """Every 5-card row and every 3-card row of the 13 cards as (strength, share), in
-    ``combinations`` order: a 5-card row's strength from its cards' key sum, as
-    ``rank5`` reads it (the cards read only for a flush; the 13 keys looked up once), a
-    front's by its ranks; shares remembered by strength."""
+    ``combinations`` order: the 5-card rows' strengths as ``rank5`` gives them, read
+    together (:func:`~croupier.games.poker.hands.rows5`), a front's by its ranks; shares
+    remembered by strength."""
     five = _five_table()
     share5 = _SHARE5
-    keys = [CARD_KEYS[c] for c in cards]
-    nonflush = nonflush_table()
     fives: list[tuple[int, int]] = []
-    for a, b, c, d, e in _FIVES:
-        k = keys[a] + keys[b] + keys[c] + keys[d] + keys[e]
-        if flush_suit_of(k) < 0:
-            s = nonflush[k & RANK_MASK]
-        else:
-            s = strength_from_key(k, (cards[a], cards[b], cards[c], cards[d], cards[e]))
+    for s in rows5(cards):
         p = share5.get(s)
         if p is None:
             p = share5[s] = _share(s, five)
