@@ -65,6 +65,7 @@ __all__ = [
     "category3",
     "describe",
     "describe3",
+    "flush_strength",
     "flush_suit_of",
     "is_royal",
     "nonflush_table",
@@ -307,6 +308,12 @@ def nonflush_table() -> Mapping[int, int]:
     """Rank-multiset part of a key sum (``key & RANK_MASK``) -> best non-flush strength."""
     _ready()
     return MappingProxyType(_NONFLUSH)
+
+
+def flush_strength(mask: int) -> int:
+    """The best flush or straight flush of five or more ranks of one suit, by their
+    13-bit rank mask (bit ``v`` for rank value ``v``); 0 below five ranks."""
+    return _FLUSH[mask]
 
 
 def flush_suit_of(key: int) -> int:

@@ -56,7 +56,14 @@ from math import comb
 from croupier.accel import native as _native
 from croupier.cards import CARDS52
 from croupier.errors import InvalidInput
-from croupier.games.poker.hands import Category, card_codes, rank5, rows5
+from croupier.games.poker.hands import (
+    Category,
+    card_codes,
+    flush_strength,
+    nonflush_table,
+    rank5,
+    rows5,
+)
 
 __all__ = [
     "Arrangement",
@@ -342,26 +349,23 @@ def special_of(hand: Sequence[str]) -> tuple[Special, tuple[tuple[str, ...], ...
 def _five_table() -> tuple[list[int], list[int]]:
     """Every distinct 5-card strength, sorted, with the cumulative number of the
     C(52,5) hands at or below it (by rank pattern: suit assignments are counted, not
-    enumerated)."""
+    enumerated; a pattern's strength read from the evaluator's tables, as ``rank5``
+    reads a hand of it)."""
     weight: Counter[int] = Counter()
+    nonflush = nonflush_table()
     for ranks in combinations_with_replacement(range(13), 5):
-        counts = Counter(ranks)
-        if max(counts.values()) > 4:
+        counts = [ranks.count(v) for v in set(ranks)]
+        if max(counts) > 4:
             continue
-        cards = []
-        used: Counter[int] = Counter()
-        for v in ranks:
-            cards.append(RANK_ORDER[v] + "shdc"[used[v]])
-            used[v] += 1
+        plain = nonflush[sum(1 << (3 * v) for v in ranks)]
         if len(counts) == 5:
-            mixed = [RANK_ORDER[v] + ("h" if i == 0 else "s") for i, v in enumerate(ranks)]
-            weight[rank5(mixed)] += 4**5 - 4  # not all one suit
-            weight[rank5([RANK_ORDER[v] + "s" for v in ranks])] += 4
+            weight[plain] += 4**5 - 4  # not all one suit
+            weight[flush_strength(sum(1 << v for v in ranks))] += 4
         else:
             n = 1
-            for c in counts.values():
+            for c in counts:
                 n *= comb(4, c)
-            weight[rank5(cards)] += n
+            weight[plain] += n
     keys = sorted(weight)
     cum, run = [], 0
     for k in keys:
