@@ -438,9 +438,6 @@ _SHARE5: dict[int, int] = {}
 _FRONT: dict[str, tuple[int, int]] = {}
 
 
-_BOUND: list[bool] = []
-
-
 @lru_cache(maxsize=4096)
 def _best_normal(cards: tuple[str, ...]) -> Arrangement:
     masks = None if _native is None else _native_best(cards)
@@ -460,26 +457,31 @@ def _best_normal(cards: tuple[str, ...]) -> Arrangement:
 
 def _native_best(cards: tuple[str, ...]) -> tuple[int, int, int] | None:
     """The split the native search gives with the rows read natively too: their
-    strengths by the evaluator's rules, their shares from tables bound once (every 5-card
-    strength's share, a front's strength and share by its ranks: what :func:`_rows`
-    reads); ``None`` where the native path does not take the cards."""
+    strengths by the evaluator's rules, their shares from the tables bound once
+    (:func:`_bind_shares`); ``None`` where the native path does not take the cards."""
     assert _native is not None
-    if not _BOUND:
-        five, three = _five_table(), _three_table()
-        fronts: dict[tuple[int, ...], tuple[int, int]] = {}
-        by_ranks: list[tuple[int, int]] = []
-        for ranks in product(range(13), repeat=3):
-            key = tuple(sorted(ranks))
-            row = fronts.get(key)
-            if row is None:
-                cards3 = [RANK_ORDER[v] + "shdc"[key[:i].count(v)] for i, v in enumerate(key)]
-                s = front_strength(cards3)
-                row = fronts[key] = (s, _share(s, three))
-            by_ranks.append(row)
-        _native.shisanshui_bind(five[0], [_share(s, five) for s in five[0]], by_ranks)
-        _BOUND.append(True)
+    _bind_shares()
     out: tuple[int, int, int] | None = _native.shisanshui_best(*card_codes(cards))
     return out
+
+
+@cache
+def _bind_shares() -> None:
+    """Give the native search, once a process, what :func:`_rows` reads: every 5-card
+    strength's share, and a front's strength and share by its three rank values."""
+    assert _native is not None
+    five, three = _five_table(), _three_table()
+    fronts: dict[tuple[int, ...], tuple[int, int]] = {}
+    by_ranks: list[tuple[int, int]] = []
+    for ranks in product(range(13), repeat=3):
+        key = tuple(sorted(ranks))
+        row = fronts.get(key)
+        if row is None:
+            cards3 = [RANK_ORDER[v] + "shdc"[key[:i].count(v)] for i, v in enumerate(key)]
+            s = front_strength(cards3)
+            row = fronts[key] = (s, _share(s, three))
+        by_ranks.append(row)
+    _native.shisanshui_bind(five[0], [_share(s, five) for s in five[0]], by_ranks)
 
 
 def _rows(cards: tuple[str, ...]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
