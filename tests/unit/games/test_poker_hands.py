@@ -18,6 +18,7 @@ from treys import Card, Evaluator
 from croupier.errors import ConfigError, NotationError
 from croupier.games.poker import hands as h
 from croupier.games.poker.hands import Category, Category3
+from croupier.games.shisanshui.hands import _five_table
 
 DECK = [r + s for s in "shdc" for r in "A23456789TJQK"]
 EVAL = Evaluator()
@@ -61,23 +62,38 @@ def test_best_of_is_best_rank5_subset_sampled_7() -> None:
     assert set(cats) >= set(Category) - {Category.STRAIGHT_FLUSH, Category.QUADS}
 
 
+# how many of the C(52,5) five-card hands fall in each category (the standard counts)
+FIVE_CARD_COUNTS = {
+    Category.STRAIGHT_FLUSH: 40,
+    Category.QUADS: 624,
+    Category.FULL_HOUSE: 3_744,
+    Category.FLUSH: 5_108,
+    Category.STRAIGHT: 10_200,
+    Category.TRIPS: 54_912,
+    Category.TWO_PAIR: 123_552,
+    Category.PAIR: 1_098_240,
+    Category.HIGH_CARD: 1_302_540,
+}
+
+
 def test_five_card_category_counts_by_full_enumeration() -> None:
     counts: Counter[int] = Counter()
     rank5 = h.rank5
     for five in combinations(DECK, 5):
         counts[rank5(five) >> 20] += 1
-    assert {Category(k): v for k, v in counts.items()} == {
-        Category.STRAIGHT_FLUSH: 40,
-        Category.QUADS: 624,
-        Category.FULL_HOUSE: 3_744,
-        Category.FLUSH: 5_108,
-        Category.STRAIGHT: 10_200,
-        Category.TRIPS: 54_912,
-        Category.TWO_PAIR: 123_552,
-        Category.PAIR: 1_098_240,
-        Category.HIGH_CARD: 1_302_540,
-    }
+    assert {Category(k): v for k, v in counts.items()} == FIVE_CARD_COUNTS
     assert sum(counts.values()) == 2_598_960
+
+
+def test_the_shisanshui_share_table_counts_each_category_as_the_deck_holds_it() -> None:
+    """十三水's table of every 5-card strength with the hands at or below it (read from
+    the evaluator's tables by rank pattern, suit assignments counted): each category's
+    hands as the full enumeration counts them."""
+    keys, cum = _five_table()
+    by_category: Counter[Category] = Counter()
+    for k, below, upto in zip(keys, [0, *cum], cum, strict=False):
+        by_category[h.category(k)] += upto - below
+    assert by_category == FIVE_CARD_COUNTS
 
 
 def test_seven_cards_fixed_hole_sub_deck_against_brute_force() -> None:
