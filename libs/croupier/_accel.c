@@ -746,6 +746,10 @@ static PyMethodDef methods[] = {
      "rank5 of every 5 of n distinct cards given as rank values and suit indexes, in "
      "combinations order, or None where the cards are not such "
      "(croupier.games.poker.hands)."},
+    {"poker_runout", accel_poker_runout, METH_VARARGS,
+     "Over every completion of the board, Chu's and Han's best hands counted as (Chu "
+     "wins, Han wins, ties); the cards as rank values and suit indexes, Chu's n_chu, "
+     "Han's n_han, then the board; None where not such (croupier.games.chuhan)."},
     {"chain_intact", accel_chain_intact, METH_VARARGS,
      "Whether one stream's events are proven intact (False: not proven; "
      "croupier.events.verify_chain decides and names what is wrong)."},

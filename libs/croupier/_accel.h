@@ -32,6 +32,7 @@ PyObject *accel_shisanshui_best(PyObject *self, PyObject *args);
 PyObject *accel_poker_nonflush(PyObject *self, PyObject *unused);
 PyObject *accel_poker_flush(PyObject *self, PyObject *unused);
 PyObject *accel_poker_rows5(PyObject *self, PyObject *args);
+PyObject *accel_poker_runout(PyObject *self, PyObject *args);
 #define ACCEL_MAX_CARDS 16
 int accel_small_ints(PyObject *seq, int *out, Py_ssize_t *n, int bound);
 /* rank5 of the cards at[0..4] of rank values and suit indexes (distinct cards) */

@@ -14,8 +14,16 @@
  *   5) gives them: None where a rank or suit is out of range, a card repeats, or n is
  *   not 5..16.
  *
- * tests/property/test_accel_poker.py compares the two tables whole with the pure ones and
- * the rows with rank5 over random hands.
+ * - poker_runout(ranks, suits, n_chu, n_han) is croupier.games.chuhan.probability's
+ *   _runout_odds: the cards are Chu's n_chu, Han's n_han, then the board; over every
+ *   completion of the board to five cards from the cards unseen, each side's best of its
+ *   cards and the board (best_of: the flush of a suit holding five or more, else the best
+ *   non-flush strength of the rank counts), counted as (Chu wins, Han wins, ties). None
+ *   where a card repeats or is out of range, or a side would hold fewer than 5 or more
+ *   than 7 cards.
+ *
+ * tests/property/test_accel_poker.py compares the two tables whole with the pure ones,
+ * the rows with rank5 and the run-outs with the pure count over random hands.
  */
 #include "_accel.h"
 
@@ -237,4 +245,70 @@ PyObject *accel_poker_rows5(PyObject *self, PyObject *args) {
                         PyList_SET_ITEM(out, at++, v);
                     }
     return out;
+}
+
+/* best_of over cards given by rank and suit (5..7 distinct cards) */
+static int64_t best_codes(const int *rank, const int *suit, int n) {
+    int counts[13] = {0}, smask[4] = {0};
+    for (int i = 0; i < n; i++) {
+        counts[rank[i]]++;
+        smask[suit[i]] |= 1 << rank[i];
+    }
+    for (int s = 0; s < 4; s++)
+        if (__builtin_popcount(smask[s]) >= 5) return eval_flush_mask(smask[s]);
+    return eval_counts(counts);
+}
+
+PyObject *accel_poker_runout(PyObject *self, PyObject *args) {
+    PyObject *ranks_in, *suits_in;
+    int n_chu, n_han;
+    if (!PyArg_ParseTuple(args, "OOii", &ranks_in, &suits_in, &n_chu, &n_han)) return NULL;
+    int rank[MAX_CARDS], suit[MAX_CARDS];
+    Py_ssize_t n = 0, ns = 0;
+    int ok = accel_small_ints(ranks_in, rank, &n, 13);
+    if (ok == 1) ok = accel_small_ints(suits_in, suit, &ns, 4);
+    if (ok < 0) return NULL;
+    if (!ok || n != ns || n_chu < 0 || n_han < 0 || n_chu + n_han > n) Py_RETURN_NONE;
+    int n_board = (int)n - n_chu - n_han, need = 5 - n_board;
+    /* each side holds its own cards and the board's five: 5 to 7 in all */
+    if (need < 0 || n_chu > 2 || n_han > 2) Py_RETURN_NONE;
+    int seen[4] = {0};
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (seen[suit[i]] >> rank[i] & 1) Py_RETURN_NONE; /* a card twice */
+        seen[suit[i]] |= 1 << rank[i];
+    }
+    int rest_rank[52], rest_suit[52], k = 0;
+    for (int s = 0; s < 4; s++)
+        for (int r = 0; r < 13; r++)
+            if (!(seen[s] >> r & 1)) rest_rank[k] = r, rest_suit[k] = s, k++;
+    /* each side's cards: its own, the board, then the completion's (filled per run-out) */
+    int cr[7], cs[7], hr[7], hs[7];
+    int nc = 0, nh = 0;
+    for (int i = 0; i < n_chu; i++) cr[nc] = rank[i], cs[nc++] = suit[i];
+    for (int i = 0; i < n_han; i++) hr[nh] = rank[n_chu + i], hs[nh++] = suit[n_chu + i];
+    for (int i = n_chu + n_han; i < n; i++) {
+        cr[nc] = rank[i], cs[nc++] = suit[i];
+        hr[nh] = rank[i], hs[nh++] = suit[i];
+    }
+    long long chu_wins = 0, han_wins = 0, ties = 0;
+    int idx[5];
+    for (int i = 0; i < need; i++) idx[i] = i;
+    if (need > k) Py_RETURN_NONE;
+    for (;;) {
+        for (int i = 0; i < need; i++) {
+            cr[nc + i] = hr[nh + i] = rest_rank[idx[i]];
+            cs[nc + i] = hs[nh + i] = rest_suit[idx[i]];
+        }
+        int64_t a = best_codes(cr, cs, nc + need), b = best_codes(hr, hs, nh + need);
+        if (a > b) chu_wins++;
+        else if (b > a) han_wins++;
+        else ties++;
+        /* the next combination of ``need`` of the k unseen cards */
+        int i = need - 1;
+        while (i >= 0 && idx[i] == k - need + i) i--;
+        if (i < 0) break;
+        idx[i]++;
+        for (int j = i + 1; j < need; j++) idx[j] = idx[j - 1] + 1;
+    }
+    return Py_BuildValue("(LLL)", chu_wins, han_wins, ties);
 }

@@ -29,7 +29,9 @@ reference, which is always kept. What it computes natively:
 * the Hold'em evaluator's tables (``libs/croupier/_accel_poker.c``,
   :mod:`croupier.games.poker.hands`): the non-flush table of every 5 to 7 ranks (~0.5 s
   in Python on a process's first hand of the poker family, ~20 ms natively), the flush
-  table, and the strengths of every 5 of n cards (:func:`~croupier.games.poker.hands.rows5`).
+  table, the strengths of every 5 of n cards (:func:`~croupier.games.poker.hands.rows5`),
+  and 楚汉德州's run-out odds (every completion of the board, both sides' best hands
+  counted: :func:`croupier.games.chuhan.probability.runout_odds`).
 
 The native result is the pure path's byte for byte:
 ``tests/property/test_accel_differential.py`` compares the two over every variant's hands

@@ -1,6 +1,7 @@
-"""The Hold'em evaluator's tables and 5-card rows built natively
-(``croupier._accel.poker_nonflush``, ``poker_flush``, ``poker_rows5``) against the pure
-functions of ``croupier.games.poker.hands``.
+"""The Hold'em evaluator's tables, 5-card rows and 楚汉德州's run-outs counted natively
+(``croupier._accel.poker_nonflush``, ``poker_flush``, ``poker_rows5``, ``poker_runout``)
+against the pure functions of ``croupier.games.poker.hands`` and
+``croupier.games.chuhan.probability``.
 
 Pinned: the non-flush table (every multiset of 5, 6 and 7 ranks, 73,775 entries) and
 the flush table (8,192 rank masks) are the pure tables entry for entry; ``rows5`` gives
@@ -8,8 +9,11 @@ the flush table (8,192 rank masks) are the pure tables entry for entry; ``rows5`
 path, over random hands of 5 to 13 cards (flushes and straight flushes among them);
 cards it does not take (a repeated card, a rank or suit out of range, too many or too
 few) are left to the pure path (``None``), and a card off the deck is refused as
-``rank5`` refuses it. Skipped, saying so, where the extension is not built (CI
-requires it); the refusal of a card off the deck is pinned on both paths."""
+``rank5`` refuses it. The run-outs count each side's wins and the ties as the pure
+enumeration does, after the flop, the turn and the river and once before the flop;
+deals it does not take are left to the pure path. Skipped, saying so, where the
+extension is not built (CI requires it); the refusal of a card off the deck is pinned
+on both paths."""
 
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ import pytest
 from croupier import accel
 from croupier.cards import CARDS52
 from croupier.errors import NotationError
+from croupier.games.chuhan import probability
 from croupier.games.poker import hands
 
 needs_native = pytest.mark.skipif(
@@ -103,3 +108,51 @@ def test_rows5_refuses_a_card_off_the_deck(native: bool, monkeypatch: pytest.Mon
         monkeypatch.setattr(hands, "_native", None)
     with pytest.raises(NotationError, match="'Xh' is not a card"):
         hands.rows5(["As", "Ks", "Qs", "Js", "Xh"])
+
+
+@needs_native
+@pytest.mark.parametrize("board", [3, 4, 5])
+def test_runouts_count_as_the_pure_enumeration(board: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """楚汉德州's run-out odds (``probability._runout_odds``): natively counted, the pure
+    enumeration's counts, over random deals after the flop, the turn and the river,
+    flush-heavy ones among them."""
+    rng = random.Random(f"runouts {board}")
+    hearts = [c for c in CARDS52 if c[1] == "h"]
+    for n in range(40):
+        pool = sorted(set(hearts + rng.sample(CARDS52, 10))) if n % 2 else CARDS52
+        cards = rng.sample(pool, 4 + board)
+        chu, han, shown = tuple(cards[:2]), tuple(cards[2:4]), tuple(cards[4:])
+        native = probability._runout_odds.__wrapped__(chu, han, shown)
+        with monkeypatch.context() as m:
+            m.setattr(probability, "_native", None)
+            assert native == probability._runout_odds.__wrapped__(chu, han, shown), cards
+
+
+@needs_native
+def test_a_runout_before_the_flop_counts_as_the_pure_enumeration(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every one of the 1,712,304 boards of two suited pairs (the pure path: ~2 s)."""
+    chu, han = ("Ah", "Kh"), ("Qs", "Qd")
+    native = probability._runout_odds.__wrapped__(chu, han, ())
+    assert native.runouts == 1_712_304
+    with monkeypatch.context() as m:
+        m.setattr(probability, "_native", None)
+        assert native == probability._runout_odds.__wrapped__(chu, han, ())
+
+
+@needs_native
+@pytest.mark.parametrize(
+    ("cards", "n_chu", "n_han"),
+    [
+        (["As", "Ks", "Qs", "Qd", "2c", "3c", "As"], 2, 2),  # a card twice
+        (["As", "Ks", "Qs", "Qd", "Jd", "2c", "3c", "4c"], 3, 2),  # three hole cards
+        (["As", "Ks", "Qs", "Qd", "2c", "3c", "4c", "5c", "6c", "7c"], 2, 2),  # six shown
+        (["As", "Ks", "Qs"], 2, 2),  # fewer cards than the holes
+    ],
+)
+def test_runouts_it_does_not_take_are_left_to_the_pure_path(
+    cards: list[str], n_chu: int, n_han: int
+) -> None:
+    assert accel.native is not None
+    assert accel.native.poker_runout(*hands.card_codes(cards), n_chu, n_han) is None

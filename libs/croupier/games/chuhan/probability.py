@@ -33,6 +33,7 @@ from functools import lru_cache
 from itertools import combinations
 from math import comb
 
+from croupier.accel import native as _native
 from croupier.cards import CARDS52
 from croupier.errors import InvalidInput
 from croupier.games.poker.hands import (
@@ -40,6 +41,7 @@ from croupier.games.poker.hands import (
     RANK_MASK,
     Category,
     best_of,
+    card_codes,
     flush_suit_of,
     nonflush_table,
     strength_from_key,
@@ -96,6 +98,10 @@ def _runout_odds(chu: tuple[str, ...], han: tuple[str, ...], board: tuple[str, .
     for each hand, here the known cards' summed once and each completion's added:
     :func:`~croupier.games.poker.hands.strength_from_key`, the cards read only for a
     flush)."""
+    if _native is not None:  # the same counts (tests/property/test_accel_poker.py)
+        counted = _native.poker_runout(*card_codes((*chu, *han, *board)), len(chu), len(han))
+        if counted is not None:
+            return _odds(*counted)
     seen = frozenset((*chu, *han, *board))
     rest = [c for c in CARDS52 if c not in seen]
     need = 5 - len(board)
@@ -122,6 +128,10 @@ def _runout_odds(chu: tuple[str, ...], han: tuple[str, ...], board: tuple[str, .
             han_wins += 1
         else:
             ties += 1
+    return _odds(chu_wins, han_wins, ties)
+
+
+def _odds(chu_wins: int, han_wins: int, ties: int) -> RunoutOdds:
     n = chu_wins + han_wins + ties
     return RunoutOdds(Fraction(chu_wins, n), Fraction(han_wins, n), Fraction(ties, n), n)
 
