@@ -97,7 +97,8 @@ def _runout_odds(chu: tuple[str, ...], han: tuple[str, ...], board: tuple[str, .
     """Each completion's two hands judged by their keys' sums (what ``best_of`` sums
     for each hand, here the known cards' summed once and each completion's added:
     :func:`~croupier.games.poker.hands.strength_from_key`, the cards read only for a
-    flush)."""
+    flush). Counted natively where the accelerator is built (:mod:`croupier.accel`:
+    the same counts, ~7x faster after the flop), by this loop otherwise."""
     if _native is not None:  # the same counts (tests/property/test_accel_poker.py)
         counted = _native.poker_runout(*card_codes((*chu, *han, *board)), len(chu), len(han))
         if counted is not None:
