@@ -34,7 +34,9 @@ PyObject *accel_poker_flush(PyObject *self, PyObject *unused);
 PyObject *accel_poker_rows5(PyObject *self, PyObject *args);
 PyObject *accel_poker_runout(PyObject *self, PyObject *args);
 #define ACCEL_MAX_CARDS 16
-int accel_small_ints(PyObject *seq, int *out, Py_ssize_t *n, int bound);
+/* distinct cards as rank values and suit indexes: 1 read, 0 not such, -1 an error */
+int accel_read_cards(PyObject *ranks, PyObject *suits, int *rank, int *suit, Py_ssize_t *n,
+                     int seen[4]);
 /* rank5 of the cards at[0..4] of rank values and suit indexes (distinct cards) */
 int64_t accel_rank5_codes(const int *rank, const int *suit, const int *at);
 

@@ -185,7 +185,7 @@ int64_t accel_rank5_codes(const int *rank, const int *suit, const int *at) {
 
 /* ints of a sequence into ``out`` (each within [0, bound), at most MAX_CARDS of them); 0
  * where not, -1 on an error raised */
-int accel_small_ints(PyObject *seq, int *out, Py_ssize_t *n, int bound) {
+static int small_ints(PyObject *seq, int *out, Py_ssize_t *n, int bound) {
     PyObject *fast = PySequence_Fast(seq, "expected a sequence of ints");
     if (fast == NULL) return -1;
     Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
@@ -210,20 +210,33 @@ int accel_small_ints(PyObject *seq, int *out, Py_ssize_t *n, int bound) {
     return ok;
 }
 
+/* distinct cards given as rank values (0..12) and suit indexes (0..3), at most MAX_CARDS:
+ * 1 with them read into rank, suit, their count in n and each suit's ranks in seen; 0
+ * where they are not such (a value out of range or not an int, the two of different
+ * lengths, a card twice); -1 on an error raised */
+int accel_read_cards(PyObject *ranks, PyObject *suits, int *rank, int *suit, Py_ssize_t *n,
+                     int seen[4]) {
+    Py_ssize_t ns = 0;
+    int ok = small_ints(ranks, rank, n, 13);
+    if (ok == 1) ok = small_ints(suits, suit, &ns, 4);
+    if (ok != 1) return ok;
+    if (*n != ns) return 0;
+    for (int s = 0; s < 4; s++) seen[s] = 0;
+    for (Py_ssize_t i = 0; i < *n; i++) {
+        if (seen[suit[i]] >> rank[i] & 1) return 0; /* a card twice */
+        seen[suit[i]] |= 1 << rank[i];
+    }
+    return 1;
+}
+
 PyObject *accel_poker_rows5(PyObject *self, PyObject *args) {
     PyObject *ranks_in, *suits_in;
     if (!PyArg_ParseTuple(args, "OO", &ranks_in, &suits_in)) return NULL;
-    int rank[MAX_CARDS], suit[MAX_CARDS];
-    Py_ssize_t n = 0, ns = 0;
-    int ok = accel_small_ints(ranks_in, rank, &n, 13);
-    if (ok == 1) ok = accel_small_ints(suits_in, suit, &ns, 4);
+    int rank[MAX_CARDS], suit[MAX_CARDS], seen[4];
+    Py_ssize_t n = 0;
+    int ok = accel_read_cards(ranks_in, suits_in, rank, suit, &n, seen);
     if (ok < 0) return NULL;
-    if (!ok || n != ns || n < 5) Py_RETURN_NONE;
-    int seen[4] = {0};
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (seen[suit[i]] >> rank[i] & 1) Py_RETURN_NONE; /* a card twice */
-        seen[suit[i]] |= 1 << rank[i];
-    }
+    if (!ok || n < 5) Py_RETURN_NONE;
     Py_ssize_t total = 1; /* C(n, 5) */
     for (int i = 0; i < 5; i++) total = total * (n - i) / (i + 1);
     PyObject *out = PyList_New(total);
@@ -263,20 +276,14 @@ PyObject *accel_poker_runout(PyObject *self, PyObject *args) {
     PyObject *ranks_in, *suits_in;
     int n_chu, n_han;
     if (!PyArg_ParseTuple(args, "OOii", &ranks_in, &suits_in, &n_chu, &n_han)) return NULL;
-    int rank[MAX_CARDS], suit[MAX_CARDS];
-    Py_ssize_t n = 0, ns = 0;
-    int ok = accel_small_ints(ranks_in, rank, &n, 13);
-    if (ok == 1) ok = accel_small_ints(suits_in, suit, &ns, 4);
+    int rank[MAX_CARDS], suit[MAX_CARDS], seen[4];
+    Py_ssize_t n = 0;
+    int ok = accel_read_cards(ranks_in, suits_in, rank, suit, &n, seen);
     if (ok < 0) return NULL;
-    if (!ok || n != ns || n_chu < 0 || n_han < 0 || n_chu + n_han > n) Py_RETURN_NONE;
+    if (!ok || n_chu < 0 || n_han < 0 || n_chu + n_han > n) Py_RETURN_NONE;
     int n_board = (int)n - n_chu - n_han, need = 5 - n_board;
     /* each side holds its own cards and the board's five: 5 to 7 in all */
     if (need < 0 || n_chu > 2 || n_han > 2) Py_RETURN_NONE;
-    int seen[4] = {0};
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (seen[suit[i]] >> rank[i] & 1) Py_RETURN_NONE; /* a card twice */
-        seen[suit[i]] |= 1 << rank[i];
-    }
     int rest_rank[52], rest_suit[52], k = 0;
     for (int s = 0; s < 4; s++)
         for (int r = 0; r < 13; r++)

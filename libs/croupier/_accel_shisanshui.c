@@ -257,17 +257,11 @@ PyObject *accel_shisanshui_best(PyObject *self, PyObject *args) {
     PyObject *ranks_in, *suits_in;
     if (!PyArg_ParseTuple(args, "OO", &ranks_in, &suits_in)) return NULL;
     if (bound_s5 == NULL) Py_RETURN_NONE;
-    int rank[ACCEL_MAX_CARDS], suit[ACCEL_MAX_CARDS];
-    Py_ssize_t n = 0, ns = 0;
-    int ok = accel_small_ints(ranks_in, rank, &n, 13);
-    if (ok == 1) ok = accel_small_ints(suits_in, suit, &ns, 4);
+    int rank[ACCEL_MAX_CARDS], suit[ACCEL_MAX_CARDS], seen[4];
+    Py_ssize_t n = 0;
+    int ok = accel_read_cards(ranks_in, suits_in, rank, suit, &n, seen);
     if (ok < 0) return NULL;
-    if (!ok || n != N_CARDS || ns != N_CARDS) Py_RETURN_NONE;
-    int seen[4] = {0};
-    for (int i = 0; i < N_CARDS; i++) {
-        if (seen[suit[i]] >> rank[i] & 1) Py_RETURN_NONE; /* a card twice */
-        seen[suit[i]] |= 1 << rank[i];
-    }
+    if (!ok || n != N_CARDS) Py_RETURN_NONE;
     if (!ready) tables();
     static int64_t s5[N_FIVE], p5[N_FIVE], s3[N_THREE], p3[N_THREE];
     for (int i = 0; i < N_FIVE; i++) {

@@ -432,10 +432,6 @@ def best_normal(hand: Sequence[str]) -> Arrangement:
 _FIVE_MASKS = tuple(sum(1 << i for i in idx) for idx in combinations(range(13), 5))
 _THREES = tuple(combinations(range(13), 3))
 _THREE_MASKS = tuple(sum(1 << i for i in idx) for idx in _THREES)
-# A row's share by its strength (7,462 5-card strengths at most), and a front's
-# (strength, share) by its ranks: remembered, being few.
-_SHARE5: dict[int, int] = {}
-_FRONT: dict[str, tuple[int, int]] = {}
 
 
 @lru_cache(maxsize=4096)
@@ -467,44 +463,47 @@ def _native_best(cards: tuple[str, ...]) -> tuple[int, int, int] | None:
 
 @cache
 def _bind_shares() -> None:
-    """Give the native search, once a process, what :func:`_rows` reads: every 5-card
-    strength's share, and a front's strength and share by its three rank values."""
+    """Give the native search, once a process, what :func:`_rows` reads."""
     assert _native is not None
-    five, three = _five_table(), _three_table()
-    fronts: dict[tuple[int, ...], tuple[int, int]] = {}
-    by_ranks: list[tuple[int, int]] = []
+    shares = _five_shares()
+    _native.shisanshui_bind(list(shares), list(shares.values()), _fronts())
+
+
+@cache
+def _five_shares() -> dict[int, int]:
+    """Every 5-card strength's share (7,462 of them), by strength ascending."""
+    five = _five_table()
+    return {s: _share(s, five) for s in five[0]}
+
+
+@cache
+def _fronts() -> list[tuple[int, int]]:
+    """A front's (strength, share) by its three rank values ``r1 * 169 + r2 * 13 + r3``,
+    in any order (455 rank multisets, 2,197 orders)."""
+    three = _three_table()
+    by_multiset: dict[tuple[int, ...], tuple[int, int]] = {}
+    out: list[tuple[int, int]] = []
     for ranks in product(range(13), repeat=3):
         key = tuple(sorted(ranks))
-        row = fronts.get(key)
+        row = by_multiset.get(key)
         if row is None:
             cards3 = [RANK_ORDER[v] + "shdc"[key[:i].count(v)] for i, v in enumerate(key)]
             s = front_strength(cards3)
-            row = fronts[key] = (s, _share(s, three))
-        by_ranks.append(row)
-    _native.shisanshui_bind(five[0], [_share(s, five) for s in five[0]], by_ranks)
+            row = by_multiset[key] = (s, _share(s, three))
+        out.append(row)
+    return out
 
 
 def _rows(cards: tuple[str, ...]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """Every 5-card row and every 3-card row of the 13 cards as (strength, share), in
     ``combinations`` order: the 5-card rows' strengths as ``rank5`` gives them, read
-    together (:func:`~croupier.games.poker.hands.rows5`), a front's by its ranks; shares
-    remembered by strength."""
-    five = _five_table()
-    share5 = _SHARE5
-    fives: list[tuple[int, int]] = []
-    for s in rows5(cards):
-        p = share5.get(s)
-        if p is None:
-            p = share5[s] = _share(s, five)
-        fives.append((s, p))
-    threes: list[tuple[int, int]] = []
-    for a, b, c in _THREES:
-        ranks = cards[a][0] + cards[b][0] + cards[c][0]
-        row = _FRONT.get(ranks)
-        if row is None:
-            s = front_strength([cards[a], cards[b], cards[c]])
-            row = _FRONT[ranks] = (s, _share(s, _three_table()))
-        threes.append(row)
+    together (:func:`~croupier.games.poker.hands.rows5`), their shares by strength, a
+    front's strength and share by its ranks."""
+    shares = _five_shares()
+    fives = [(s, shares[s]) for s in rows5(cards)]
+    fronts = _fronts()
+    v = [_VAL[c[0]] for c in cards]
+    threes = [fronts[v[a] * 169 + v[b] * 13 + v[c]] for a, b, c in _THREES]
     return fives, threes
 
 
