@@ -14,6 +14,7 @@ setup(
                 "libs/croupier/_accel_baccarat.c",
                 "libs/croupier/_accel_shisanshui.c",
                 "libs/croupier/_accel_poker.c",
+                "libs/croupier/_accel_mahjong.c",
             ],
             depends=["libs/croupier/_accel.h"],
             optional=True,

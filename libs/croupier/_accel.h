@@ -7,7 +7,7 @@
 
 /* The functions and their arguments as croupier.accel.INTERFACE names them: raised with
  * every change of what the Python side calls. */
-#define ACCEL_INTERFACE 5
+#define ACCEL_INTERFACE 6
 
 /* _accel_chain.c: canonical text and the event chain */
 int accel_chain_init(void);
@@ -33,6 +33,10 @@ PyObject *accel_poker_nonflush(PyObject *self, PyObject *unused);
 PyObject *accel_poker_flush(PyObject *self, PyObject *unused);
 PyObject *accel_poker_rows5(PyObject *self, PyObject *args);
 PyObject *accel_poker_runout(PyObject *self, PyObject *args);
+/* _accel_mahjong.c: whether wild-free mahjong tiles win */
+PyObject *accel_mahjong_win(PyObject *self, PyObject *args);
+PyObject *accel_mahjong_waits(PyObject *self, PyObject *args);
+
 #define ACCEL_MAX_CARDS 16
 /* distinct cards as rank values and suit indexes: 1 read, 0 not such, -1 an error */
 int accel_read_cards(PyObject *ranks, PyObject *suits, int *rank, int *suit, Py_ssize_t *n,

@@ -58,7 +58,7 @@ class NativeMissing(CroupierError):
     """``CROUPIER_NATIVE=require`` and the native accelerator is not built."""
 
 
-INTERFACE = 5
+INTERFACE = 6
 """The extension's interface this code calls (``ACCEL_INTERFACE`` in ``_accel.h``): an
 extension built from older sources (an editable install not rebuilt after a pull) is
 not used — the pure-Python path runs, and ``CROUPIER_NATIVE=require`` refuses it."""

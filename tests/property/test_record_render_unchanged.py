@@ -197,6 +197,18 @@ def test_baccarat_coups(seed: int) -> None:
 
 def played(variant: str, hands: int, seed: int) -> list[Any]:
     """``hands`` closed hands of ``variant`` played by the demo's bots in process."""
+    out = []
+    for hand_id, events in played_events(variant, hands, seed):
+        eng = engine_for(variant)
+        state = eng.replay(hand_id, events)
+        eng.close_check(state)
+        out.append(state)
+    return out
+
+
+def played_events(variant: str, hands: int, seed: int) -> list[tuple[str, list[tuple[str, Any]]]]:
+    """The events (type, payload) of ``hands`` closed hands of ``variant`` played by the
+    demo's bots in process, with each hand's id."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the tests package
     from croupier_services.demo import Progress, Refusals, play_table
     from tests.integration.test_demo_seeds import LocalTables
@@ -220,15 +232,10 @@ def played(variant: str, hands: int, seed: int) -> list[Any]:
             Refusals(),
         )
     )
-    out = []
-    for hand_id in ids:
-        run = tables_.hands[hand_id]
-        state = run.engine.replay(
-            hand_id, [(e.type, e.payload) for e in run.stream(hand_id).events]
-        )
-        run.engine.close_check(state)
-        out.append(state)
-    return out
+    return [
+        (hand_id, [(e.type, e.payload) for e in tables_.hands[hand_id].stream(hand_id).events])
+        for hand_id in ids
+    ]
 
 
 @pytest.mark.parametrize("variant", sorted(variants()))

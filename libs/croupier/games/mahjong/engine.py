@@ -85,7 +85,7 @@ from croupier.games.mahjong.tiles import (
     tile_index,
     tile_name,
 )
-from croupier.games.mahjong.win import Shape, could_win_with_one_more, isolated
+from croupier.games.mahjong.win import Shape, could_win_with_one_more, isolated, plain_win
 from croupier.games.memo import recall
 from croupier.games.registry import register_family
 from croupier.money import (
@@ -390,8 +390,19 @@ class MahjongEngine(g.Engine[MahjongState]):
         about (every other player's, at each discard) are no win, and need no
         :class:`WinContext`."""
         pl = st.players[seat]
-        shape = self.shape(st, pl, tile)
-        if not is_win(shape, self.rules.fan.forms):
+        ghost = st.ghost
+        forms = self.rules.fan.forms
+        if ghost is None or not (pl.hand[ghost] or tile == ghost):
+            # no wilds: the counts are judged before a shape is built (most are no win)
+            counts = list(pl.hand)
+            if tile is not None:
+                counts[tile] += 1
+            won = plain_win(tuple(counts), len(pl.melds), forms)
+            shape = self.shape(st, pl, tile) if won else None
+        else:
+            shape = self.shape(st, pl, tile)
+            won = is_win(shape, forms)
+        if not won or shape is None:
             return "not_a_win", f"seat {seat}'s hand is not a winning hand"
         ghost_hand = self.rules.ghost_only_wins and self.only_ghosts(st, pl)
         sc = recall(self.scores, (shape, self._ctx(st, seat, how, window)), self._score)

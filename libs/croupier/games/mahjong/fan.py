@@ -37,13 +37,13 @@ key                    meaning
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from croupier.errors import ConfigError
 from croupier.games.mahjong.tiles import DRAGONS, HONOURS, ORPHANS, TERMINALS, WINDS, suit_of
-from croupier.games.mahjong.win import Forms, Limits, Shape
+from croupier.games.mahjong.win import NO_LIMITS, Forms, Limits, Shape
 
 SHAPE_KEYS = (
     "ping_hu",
@@ -180,6 +180,7 @@ def _tile_patterns(shape: Shape, found: dict[str, int]) -> None:
 
 
 _READINGS = ((False, False), (True, False), (False, True), (True, True))  # (刻子 only, 幺九)
+_READING_LIMITS = tuple(Limits(pungs_only=p, yaojiu_sets=y) for p, y in _READINGS)
 _TILE_SETS: tuple[tuple[frozenset[int] | None, str], ...] = (
     (None, ""),
     (_ORPHANS, "mixed_yaojiu"),
@@ -192,6 +193,27 @@ _HONOUR_SETS: tuple[tuple[tuple[int, ...], int | None, str], ...] = (
     (WINDS, None, "big_four_winds"),
     *((tuple(x for x in WINDS if x != w), w, "small_four_winds") for w in WINDS),
 )
+_ALLOWED = {key: Limits(allowed=allowed) for allowed, key in _TILE_SETS if allowed}
+
+
+def _short(totals: Sequence[int], pungs: Sequence[int], pair: int | None) -> int:
+    """How many copies the hand lacks of a 刻子 (or 杠) of each of ``pungs`` and the
+    pair ``pair``, its exposed melds counted: a hand holding fewer wilds has no standard
+    decomposition holding them (:meth:`Shape.standard_with` is false), so the question
+    need not be asked."""
+    short = sum(max(0, 3 - totals[t]) for t in pungs)
+    return short if pair is None else short + max(0, 2 - totals[pair])
+
+
+def _honour_sets(shape: Shape, totals: Sequence[int], limits: Limits) -> list[str]:
+    """The honour sets (大三元 / 小三元, 大四喜 / 小四喜) a standard decomposition
+    within ``limits`` holds, in :data:`_HONOUR_SETS`' order: only those the hand's
+    tiles, and its wilds, could hold are asked of it."""
+    return [
+        honour
+        for sets, pair, honour in _HONOUR_SETS
+        if _short(totals, sets, pair) <= shape.wilds and shape.standard_with(sets, pair, limits)
+    ]
 
 
 def _standard_readings(shape: Shape, ctx: WinContext) -> list[dict[str, int]]:
@@ -210,8 +232,8 @@ def _standard_readings(shape: Shape, ctx: WinContext) -> list[dict[str, int]]:
     if shape.wilds:
         return _wild_readings(shape, common)
     out: list[dict[str, int]] = []
-    for pungs, yj in _READINGS:
-        if not shape.standard(Limits(pungs_only=pungs, yaojiu_sets=yj)):
+    for (pungs, yj), limits in zip(_READINGS, _READING_LIMITS, strict=True):
+        if not shape.standard(limits):
             continue
         found: dict[str, int] = {}
         if pungs:
@@ -221,22 +243,26 @@ def _standard_readings(shape: Shape, ctx: WinContext) -> list[dict[str, int]]:
         out.append(found)
     if not out:
         return []
-    if shape.standard(Limits(allowed=_ORPHANS)):
-        used = _tiles_used(shape)
-        if used & _HONOURS and used & _TERMINALS:
+    # a tile set's patterns need every tile held within it, the honour sets their
+    # tiles held: the others are not asked (the same answers, less searching)
+    used = _tiles_used(shape)
+    if used <= _ORPHANS:
+        if shape.standard(_ALLOWED["mixed_yaojiu"]) and used & _HONOURS and used & _TERMINALS:
             common["mixed_yaojiu"] = 1
-    if shape.standard(Limits(allowed=_TERMINALS)):
-        common["pure_terminals"] = 1
-    if shape.standard(Limits(allowed=_HONOURS)):
-        common["all_honours"] = 1
-    if shape.standard_with(DRAGONS, None):
-        common["big_three_dragons"] = 1
-    elif any(shape.standard_with([x for x in DRAGONS if x != d], d) for d in DRAGONS):
-        common["small_three_dragons"] = 1
-    if shape.standard_with(WINDS, None):
-        common["big_four_winds"] = 1
-    elif any(shape.standard_with([x for x in WINDS if x != w], w) for w in WINDS):
-        common["small_four_winds"] = 1
+        if used <= _TERMINALS and shape.standard(_ALLOWED["pure_terminals"]):
+            common["pure_terminals"] = 1
+        if used <= _HONOURS and shape.standard(_ALLOWED["all_honours"]):
+            common["all_honours"] = 1
+    if used & _HONOURS:
+        held = _honour_sets(shape, shape.real_totals(), NO_LIMITS)
+        for big, small in (
+            ("big_three_dragons", "small_three_dragons"),
+            ("big_four_winds", "small_four_winds"),
+        ):
+            if big in held:
+                common[big] = 1
+            elif small in held:
+                common[small] = 1
     return [{**common, **f} for f in out]
 
 
@@ -246,9 +272,12 @@ def _wild_readings(shape: Shape, common: Mapping[str, int]) -> list[dict[str, in
     patterns are counted from different stand-ins for the same wild (000
     广东麻将推倒胡, 鬼牌: a ghost stands for one tile)."""
     used = _tiles_used(shape)
+    totals = shape.real_totals()
     out: list[dict[str, int]] = []
     for pungs, yj in _READINGS:
         for allowed, key in _TILE_SETS:
+            if allowed is not None and not used <= allowed:
+                continue  # a real tile outside the set: no decomposition within it
             limits = Limits(pungs_only=pungs, allowed=allowed, yaojiu_sets=yj)
             if not shape.standard(limits):
                 continue
@@ -262,9 +291,7 @@ def _wild_readings(shape: Shape, common: Mapping[str, int]) -> list[dict[str, in
             if key:
                 found[key] = 1
             out.append(found)
-            for sets, pair, honour in _HONOUR_SETS:
-                if shape.standard_with(sets, pair, limits):
-                    out.append({**found, honour: 1})
+            out.extend({**found, honour: 1} for honour in _honour_sets(shape, totals, limits))
     return out
 
 
@@ -291,11 +318,7 @@ def is_win(shape: Shape, forms: Forms) -> bool:
     no reading (every standard reading is a decomposition within limits, so there is
     none without a decomposition free of them); one that does may still have none
     within a variant's limits."""
-    return (
-        shape.standard()
-        or (forms.seven_pairs and shape.seven_pairs())
-        or (forms.thirteen_orphans and shape.thirteen_orphans())
-    )
+    return shape.is_win(forms)
 
 
 def readings(shape: Shape, ctx: WinContext, forms: Forms) -> list[dict[str, int]]:

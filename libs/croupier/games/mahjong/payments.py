@@ -17,7 +17,7 @@ from croupier.games.mahjong.state import (
     Pay,
 )
 from croupier.games.mahjong.tiles import suit_of
-from croupier.games.mahjong.win import Shape, isolated
+from croupier.games.mahjong.win import Shape
 from croupier.games.memo import recall
 from croupier.money import (
     ChaDaJiao,
@@ -57,14 +57,11 @@ def _ready_fan(
     # once (a tile adds its own suit, an honour none: ``e.suits_held(pl, t)``)
     totals = shape.real_totals()
     ctx = WinContext()
-    plain = not shape.wilds  # then a tile no set or pair can hold wins nothing
-    forms = e.rules.fan.forms
-    for t in e.universe:
-        if t == ghost:
-            continue
-        if totals[t] >= 4:
-            continue
-        if plain and isolated(shape.concealed, t, forms):
+    # without wilds only the tiles that win at all are scored (the hand's waits, found
+    # natively where built); with them each tile is judged by its score
+    tiles = e.universe if shape.wilds else shape.waits(e.universe, e.rules.fan.forms)
+    for t in tiles:
+        if t == ghost or totals[t] >= 4:
             continue
         suit = suit_of(t)
         suits = held if suit == "z" or suit in held else held | {suit}

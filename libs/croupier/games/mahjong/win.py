@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from croupier.accel import native as _native
 from croupier.games.mahjong.tiles import N_TILES, ORPHANS, is_terminal_or_honour
 
 Counts = tuple[int, ...]
@@ -361,6 +362,34 @@ def _odd_counts(counts: Counts) -> int:
     return sum(n % 2 for n in counts)
 
 
+def _thirteen(c: Counts) -> bool:
+    """Fourteen tiles as thirteen orphans: only 幺九, none three times, one pair."""
+    if any(c[t] for t in _NOT_ORPHANS):
+        return False
+    return max(c) <= 2 and sum(1 for t in ORPHANS if c[t] == 2) <= 1
+
+
+def plain_win(concealed: Counts, n_melds: int, forms: Forms) -> bool:
+    """:meth:`Shape.is_win` of tiles without wilds, read from their counts and the
+    number of exposed melds (a meld stands as a set whatever its tile) with no
+    :class:`Shape` built: the question asked of every other player's hand at each
+    discard, most often no. The native path answers where it is built
+    (``libs/croupier/_accel_mahjong.c``: the same answer,
+    ``tests/property/test_accel_mahjong.py``)."""
+    if _native is not None:
+        won = _native.mahjong_win(concealed, n_melds, forms.seven_pairs, forms.thirteen_orphans)
+        if won is not None:
+            return bool(won)
+    n = sum(concealed)
+    if n % 3 == 2 and n + 3 * n_melds == 14 and _std_plain(concealed):
+        return True
+    if n_melds or n != 14:
+        return False
+    return (forms.seven_pairs and not _odd_counts(concealed)) or (
+        forms.thirteen_orphans and _thirteen(concealed)
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Shape:
     """A hand to judge: concealed real tiles (34 counts), wilds, exposed meld tiles
@@ -493,12 +522,13 @@ class Shape:
     def thirteen_orphans(self) -> bool:
         if self.melds or self.n_concealed != 14:
             return False
-        c = self.concealed
-        if any(c[t] for t in range(N_TILES) if t not in ORPHANS):
-            return False
-        return max(c) <= 2 and sum(1 for t in ORPHANS if c[t] == 2) <= 1
+        return _thirteen(self.concealed)
 
     def is_win(self, forms: Forms = Forms()) -> bool:
+        """Whether the tiles win in a form of ``forms`` (the standard one always);
+        without wilds, :func:`plain_win`."""
+        if not self.wilds:
+            return plain_win(self.concealed, len(self.melds), forms)
         return (
             self.standard()
             or (forms.seven_pairs and self.seven_pairs())
@@ -509,4 +539,18 @@ class Shape:
         """听牌: the tiles of ``universe`` that complete this 3k+1 hand (a tile already
         held four times, exposed copies included, cannot come and is left out)."""
         tot = self.real_totals()
-        return [t for t in universe if tot[t] < 4 and self.add(t).is_win(forms)]
+        if _native is not None and not self.wilds:
+            found = _native.mahjong_waits(
+                self.concealed, len(self.melds), forms.seven_pairs, forms.thirteen_orphans
+            )
+            if found is not None:
+                wins = set(found)
+                return [t for t in universe if tot[t] < 4 and t in wins]
+        plain = not self.wilds  # then a tile no set or pair can hold wins nothing
+        return [
+            t
+            for t in universe
+            if tot[t] < 4
+            and not (plain and isolated(self.concealed, t, forms))
+            and self.add(t).is_win(forms)
+        ]
