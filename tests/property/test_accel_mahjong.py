@@ -1,14 +1,15 @@
-"""Whether wild-free mahjong tiles win, natively (``croupier._accel.mahjong_win`` and
-``mahjong_waits``, through ``win.Shape.is_win`` and ``Shape.waits``), against the pure
-path (``Shape.standard``, ``seven_pairs``, ``thirteen_orphans``).
+"""Whether mahjong tiles win, natively (``croupier._accel.mahjong_win`` and
+``mahjong_waits``, through ``win.plain_win``, ``win.Shape.is_win`` and ``Shape.waits``),
+against the pure path (``Shape.standard``, ``seven_pairs``, ``thirteen_orphans``).
 
 Pinned: every count of one suit a finished hand can hold (each 0 to 4, 2 to 11 tiles
 with the melds making up the rest; every fourteen-tile count on a sample), in each
-suit, under each pair of forms; random hands built from sets, with melds and honours,
-and their waits; seven pairs and thirteen orphans at their edges; what the native path
-does not take (a count past 4, a count not an int, a list, the wrong length, too many
-melds) left to the pure path, which answers; and the played hands of the three mahjong
-variants replayed and settled with and without it, every outcome and record the same.
+suit, under each pair of forms; random hands built from sets, with melds, honours and
+0 to 3 wilds, and their waits; seven pairs and thirteen orphans at their edges; what
+the native path does not take (a count past 4, a count not an int, a list, the wrong
+length, too many melds, caps that are not counts, too many wilds) left to the pure
+path, which answers; and the played hands of the three mahjong variants replayed and
+settled with and without it, every outcome and record the same.
 Skipped, saying so, where the extension is not built (CI requires it)."""
 
 from __future__ import annotations
@@ -95,8 +96,8 @@ def test_random_hands_and_their_waits_as_the_pure_path(
 ) -> None:
     rng = random.Random(f"hands {forms}")
     wins = waiting = 0
-    for n in range(1_500):
-        shape = random_shape(rng, 14 if n % 2 else 13, 0)
+    for n in range(2_000):
+        shape = random_shape(rng, 14 if n % 2 else 13, (n // 2) % 4)  # 0 to 3 wilds
         if n % 2:
             won = shape.is_win(forms)
             assert won is _pure_win(shape, forms, monkeypatch), shape
@@ -105,7 +106,7 @@ def test_random_hands_and_their_waits_as_the_pure_path(
             waits = shape.waits(range(34), forms)
             assert waits == _pure_waits(shape, forms, monkeypatch), shape
             waiting += bool(waits)
-    assert wins > 100 and waiting > 100
+    assert wins > 150 and waiting > 150
 
 
 def test_seven_pairs_and_thirteen_orphans_at_their_edges(
@@ -153,6 +154,12 @@ def test_what_it_does_not_take_the_pure_path_judges(monkeypatch: pytest.MonkeyPa
     for counts, melds in refused:
         assert native.mahjong_win(counts, melds, True, True) is None, (counts, melds)
         assert native.mahjong_waits(counts, melds, True, True) is None, (counts, melds)
+    # with wilds: their caps as counts are, and no more wilds than tiles in a hand
+    wild = Shape.of(parse_tiles("123m456m789m23p55s"), wilds=1)
+    caps = wild.caps()
+    assert native.mahjong_win(wild.concealed, 0, True, True, 1, caps) is True
+    for w, caps_ in [(1, list(caps)), (1, caps[:33]), (1, None), (15, caps), (-1, caps)]:
+        assert native.mahjong_win(wild.concealed, 0, True, True, w, caps_) is None, (w, caps_)
     with pytest.raises(TypeError):
         native.mahjong_win(tuple(c), "0", True, True)
     # five of a tile: left to the pure path, which judges it (a 刻子 and the pair)

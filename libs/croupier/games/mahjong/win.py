@@ -526,9 +526,21 @@ class Shape:
 
     def is_win(self, forms: Forms = Forms()) -> bool:
         """Whether the tiles win in a form of ``forms`` (the standard one always);
-        without wilds, :func:`plain_win`."""
+        without wilds, :func:`plain_win`. With them too the native path answers where it
+        is built (``libs/croupier/_accel_mahjong.c``: the same answer)."""
         if not self.wilds:
             return plain_win(self.concealed, len(self.melds), forms)
+        if _native is not None:
+            won = _native.mahjong_win(
+                self.concealed,
+                len(self.melds),
+                forms.seven_pairs,
+                forms.thirteen_orphans,
+                self.wilds,
+                self.caps(),
+            )
+            if won is not None:
+                return bool(won)
         return (
             self.standard()
             or (forms.seven_pairs and self.seven_pairs())
