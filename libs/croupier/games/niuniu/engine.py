@@ -91,7 +91,6 @@ from croupier.money import (
     BankerCover,
     Claim,
     ProportionalToCarried,
-    RakePolicy,
     SettlementResult,
     banker_game_claim,
     classic_niuniu_bet_limits,
@@ -756,9 +755,6 @@ class NiuniuEngine(g.Engine[NiuniuState]):
     def _participants(self, st: NiuniuState) -> list[str]:
         return [st.seats[s].player for s in st.order]
 
-    def _rake(self, exempt: frozenset[str] = frozenset()) -> RakePolicy:
-        return RakePolicy.from_config(self.config.raw, exempt)
-
     def settle(self, st: NiuniuState) -> SettlementResult:
         if self.table.mode is Mode.HUNDRED:
             return self._settle_hundred(st)
@@ -802,7 +798,7 @@ class NiuniuEngine(g.Engine[NiuniuState]):
             claims,
             participants=people,
             liability=liability,
-            rake=self._rake(),
+            rake=self.rake_policy(),
             hand_id=st.hand_id,
             source=source,
         )
@@ -835,7 +831,7 @@ class NiuniuEngine(g.Engine[NiuniuState]):
             claims,
             participants=people,
             liability=liability,
-            rake=self._rake(frozenset({HOUSE})),
+            rake=self.rake_policy(frozenset({HOUSE})),
             hand_id=st.hand_id,
             source=SOURCE_HUNDRED,
             staked=_stakes_by_player(st.seats, st.bets),

@@ -684,7 +684,7 @@ class SangongEngine(g.Engine[SangongState]):
 
     def settle(self, st: SangongState) -> SettlementResult:
         self.close_check(st)
-        rake = RakePolicy.from_config(self.config.raw)
+        rake = self.rake_policy()
         if self.kind is TableKind.HUNDRED:
             return self._settle_hundred(st, rake)
         gr = self.grab
