@@ -32,6 +32,10 @@ reference, which is always kept. What it computes natively:
   table, the strengths of every 5 of n cards (:func:`~croupier.games.poker.hands.rows5`),
   and 楚汉德州's run-out odds (every completion of the board, both sides' best hands
   counted: :func:`croupier.games.chuhan.probability.runout_odds`).
+* whether mahjong tiles win (``libs/croupier/_accel_mahjong.c``; ``plain_win`` and
+  ``Shape.is_win`` of :mod:`croupier.games.mahjong.win`, with or without wilds, and
+  ``Shape.waits`` without): the question every other player's hand is asked at each
+  discard, and 查大叫's of every tile at the wall's end.
 
 The native result is the pure path's byte for byte:
 ``tests/property/test_accel_differential.py`` compares the two over every variant's hands
@@ -39,7 +43,8 @@ and over random wagers, ``tests/property/test_accel_chain.py`` over random and m
 JSON texts and event chains (hypothesis), ``tests/property/test_accel_baccarat.py`` over a
 corpus of legal and spoilt baccarat hands under four configs,
 ``tests/property/test_accel_shisanshui.py`` over random hands and rows,
-``tests/property/test_accel_poker.py`` the tables whole and rows over random hands.
+``tests/property/test_accel_poker.py`` the tables whole and rows over random hands,
+``tests/property/test_accel_mahjong.py`` every count of a suit and random hands.
 
 ``CROUPIER_NATIVE=0`` in the environment turns it off for a process (a comparison, or
 a doubt); ``CROUPIER_NATIVE=require`` makes its absence an error at import (CI, which

@@ -97,8 +97,9 @@ def action_fields(p: Mapping[str, Any], *, exact_seat: bool = False) -> tuple[in
 
 
 def args_object(args: object) -> Mapping[str, Any]:
-    """``args`` of an action, which must be an object (``malformed`` otherwise)."""
-    if not isinstance(args, Mapping):
+    """``args`` of an action, which must be an object (``malformed`` otherwise). A
+    ``dict`` (every parsed payload's) is one without the abstract class's check."""
+    if type(args) is not dict and not isinstance(args, Mapping):
         raise ActionRejected("args must be an object", reason="malformed")
     return args
 
@@ -177,7 +178,7 @@ def check_target(
 ) -> Mapping[str, Any]:
     """One dealt row: an object (``malformed``) going to ``d.to`` face up or down as
     ``d`` asks (``illegal_deal``)."""
-    if isinstance(c, Mapping):
+    if type(c) is dict or isinstance(c, Mapping):
         if c.get("to") == d.to and c.get("up") is d.up:
             return c
     elif wording.object_first:

@@ -39,6 +39,7 @@ ones by replaying the log.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from croupier.errors import ActionRejected, InvalidInput, NotationError, RuleViolation
@@ -112,6 +113,24 @@ def _tile_arg(args: Mapping[str, Any], key: str = "tile") -> int:
         raise ActionRejected(
             f"args.{key} must be a tile, got {args.get(key)!r}", reason="malformed"
         ) from e
+
+
+@lru_cache(maxsize=256)
+def _draw_request(seat: int) -> g.DealRequest:
+    """A draw's request: one tile face down to ``seat`` (the same object each time:
+    a hand asks it at every draw, and again when the tile is checked)."""
+    return g.DealRequest(cards=(g.Deal(_target(seat), up=False),))
+
+
+@lru_cache(maxsize=256)
+def _deal_request(seats: tuple[int, ...], each: int, indicator: bool) -> g.DealRequest:
+    """The deal's request: ``each`` tiles face down to each seat from the dealer on,
+    one more to the dealer, and the 鬼牌 indicator face up where it is turned."""
+    cards = [g.Deal(_target(s), up=False) for s in seats for _ in range(each)]
+    cards.insert(each, g.Deal(_target(seats[0]), up=False))
+    if indicator:
+        cards.append(g.Deal(INDICATOR, up=True))
+    return g.DealRequest(cards=tuple(cards))
 
 
 def _ghosts_as_wilds(hand: Sequence[int], ghost: int | None) -> tuple[tuple[int, ...], int]:
@@ -210,15 +229,12 @@ class MahjongEngine(g.Engine[MahjongState]):
         if st.step == DEAL:
             assert st.dealer is not None
             k = st.order.index(st.dealer)
-            seats = st.order[k:] + st.order[:k]
-            cards = [g.Deal(_target(s), up=False) for s in seats for _ in range(self.rules.deal)]
-            cards.insert(self.rules.deal, g.Deal(_target(st.dealer), up=False))
-            if self.rules.indicator:
-                cards.append(g.Deal(INDICATOR, up=True))
-            return g.DealRequest(cards=tuple(cards))
+            return _deal_request(
+                tuple(st.order[k:] + st.order[:k]), self.rules.deal, self.rules.indicator
+            )
         if st.step == DRAW:
             assert st.current is not None
-            return g.DealRequest(cards=(g.Deal(_target(st.current), up=False),))
+            return _draw_request(st.current)
         return None
 
     def is_over(self, st: MahjongState) -> bool:
