@@ -2,7 +2,7 @@
  * holds the module), of canonical text and the event chain (_accel_chain.c), of a
  * baccarat hand's steps (_accel_baccarat.c), of 十三水's automatic arrangement
  * (_accel_shisanshui.c), of the Hold'em evaluator's tables (_accel_poker.c) and of
- * whether wild-free mahjong tiles win (_accel_mahjong.c).
+ * whether mahjong tiles win (_accel_mahjong.c).
  *
  * One function, house_rows(), computes what croupier.money.settle._settle_exact_rows
  * computes for wagers against the house whose rake is on each participant's net (no
@@ -752,12 +752,12 @@ static PyMethodDef methods[] = {
      "wins, Han wins, ties); the cards as rank values and suit indexes, Chu's n_chu, "
      "Han's n_han, then the board; None where not such (croupier.games.chuhan)."},
     {"mahjong_win", accel_mahjong_win, METH_VARARGS,
-     "Whether wild-free mahjong tiles win (34 counts, the exposed melds' number, seven "
-     "pairs played, thirteen orphans played), or None where the pure path must judge "
-     "(croupier.games.mahjong.win)."},
+     "Whether mahjong tiles win (34 counts, the exposed melds' number, seven pairs "
+     "played, thirteen orphans played; with wilds their number and each tile's cap), "
+     "or None where the pure path must judge (croupier.games.mahjong.win)."},
     {"mahjong_waits", accel_mahjong_waits, METH_VARARGS,
-     "The tiles one more of would make wild-free mahjong tiles win (mahjong_win's "
-     "arguments), a tile held four times left out; None where not such."},
+     "The tiles one more of would make wild-free mahjong tiles win (mahjong_win's first "
+     "four arguments), a tile held four times left out; None where not such."},
     {"chain_intact", accel_chain_intact, METH_VARARGS,
      "Whether one stream's events are proven intact (False: not proven; "
      "croupier.events.verify_chain decides and names what is wrong)."},
@@ -767,7 +767,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "croupier._accel",
     "The optional native path of the house settlement, canonical text and the event "
-    "chain (croupier.accel).",
+    "chain, and of the games' heaviest checks and searches (croupier.accel).",
     -1, methods,
     NULL, NULL, NULL, NULL,
 };

@@ -33,7 +33,7 @@ PyObject *accel_poker_nonflush(PyObject *self, PyObject *unused);
 PyObject *accel_poker_flush(PyObject *self, PyObject *unused);
 PyObject *accel_poker_rows5(PyObject *self, PyObject *args);
 PyObject *accel_poker_runout(PyObject *self, PyObject *args);
-/* _accel_mahjong.c: whether wild-free mahjong tiles win */
+/* _accel_mahjong.c: whether mahjong tiles win, and a wild-free hand's waits */
 PyObject *accel_mahjong_win(PyObject *self, PyObject *args);
 PyObject *accel_mahjong_waits(PyObject *self, PyObject *args);
 
