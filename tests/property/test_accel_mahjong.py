@@ -5,11 +5,12 @@ against the pure path (``Shape.standard``, ``seven_pairs``, ``thirteen_orphans``
 Pinned: every count of one suit a finished hand can hold (each 0 to 4, 2 to 11 tiles
 with the melds making up the rest; every fourteen-tile count on a sample), in each
 suit, under each pair of forms; random hands built from sets, with melds, honours and
-0 to 3 wilds, and their waits; seven pairs and thirteen orphans at their edges; what
-the native path does not take (a count past 4, a count not an int, a list, the wrong
-length, too many melds, caps that are not counts, too many wilds) left to the pure
-path, which answers; and the played hands of the three mahjong variants replayed and
-settled with and without it, every outcome and record the same.
+0 to 3 wilds, and their waits; arbitrary counts with melds and up to four wilds; seven
+pairs and thirteen orphans at their edges; what the native path does not take (a count
+past 4, a count not an int, a list, the wrong length, too many melds, caps that are not
+counts, too many wilds) left to the pure path, which answers; and the played hands of
+the three mahjong variants replayed and settled with and without it, every outcome and
+record the same.
 Skipped, saying so, where the extension is not built (CI requires it)."""
 
 from __future__ import annotations
@@ -107,6 +108,32 @@ def test_random_hands_and_their_waits_as_the_pure_path(
             assert waits == _pure_waits(shape, forms, monkeypatch), shape
             waiting += bool(waits)
     assert wins > 150 and waiting > 150
+
+
+def test_arbitrary_counts_melds_and_wilds_as_the_pure_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Tiles not built from sets: any counts of a finished hand's size, half of them from
+    one suit, up to four melds on any tile (their caps then as the shape reads them) and
+    up to four wilds, under random forms."""
+    rng = random.Random("arbitrary")
+    wins = 0
+    for _ in range(6_000):
+        melds = rng.choice([0, 0, 0, 1, 2, 3, 4])
+        wilds = rng.choice([0, 0, 1, 2, 3, 4])
+        size = 14 - 3 * melds - wilds
+        if size < 0:
+            continue
+        c = [0] * 34
+        while sum(c) < size:
+            t = rng.randrange(34) if rng.random() < 0.5 else rng.randrange(9)
+            c[t] += c[t] < 4
+        shape = Shape(tuple(c), wilds, tuple(rng.randrange(34) for _ in range(melds)), (3,) * melds)
+        forms = Forms(rng.random() < 0.5, rng.random() < 0.5)
+        won = shape.is_win(forms)
+        assert won is _pure_win(shape, forms, monkeypatch), (shape, forms)
+        wins += won
+    assert wins > 500
 
 
 def test_seven_pairs_and_thirteen_orphans_at_their_edges(
