@@ -46,7 +46,7 @@ from croupier.errors import ActionRejected, InvalidInput, NotationError, RuleVio
 from croupier.games import base as g
 from croupier.games.common import Checked, action_fields, args_object, check_auto
 from croupier.games.mahjong import payments, policy
-from croupier.games.mahjong.fan import Score, WinContext, is_win, score
+from croupier.games.mahjong.fan import Score, WinContext, score
 from croupier.games.mahjong.policy import Action
 from croupier.games.mahjong.rules import GangPay, Rules, rules_from_config
 from croupier.games.mahjong.state import (
@@ -406,19 +406,16 @@ class MahjongEngine(g.Engine[MahjongState]):
         about (every other player's, at each discard) are no win, and need no
         :class:`WinContext`."""
         pl = st.players[seat]
-        ghost = st.ghost
         forms = self.rules.fan.forms
-        if ghost is None or not (pl.hand[ghost] or tile == ghost):
-            # no wilds: the counts are judged before a shape is built (most are no win)
+        wilds = st.ghost is not None and (pl.hand[st.ghost] > 0 or tile == st.ghost)
+        if not wilds:  # the counts judged before a shape is built (most are no win)
             counts = list(pl.hand)
             if tile is not None:
                 counts[tile] += 1
-            won = plain_win(tuple(counts), len(pl.melds), forms)
-            shape = self.shape(st, pl, tile) if won else None
-        else:
-            shape = self.shape(st, pl, tile)
-            won = is_win(shape, forms)
-        if not won or shape is None:
+            if not plain_win(tuple(counts), len(pl.melds), forms):
+                return "not_a_win", f"seat {seat}'s hand is not a winning hand"
+        shape = self.shape(st, pl, tile)
+        if wilds and not shape.is_win(forms):
             return "not_a_win", f"seat {seat}'s hand is not a winning hand"
         ghost_hand = self.rules.ghost_only_wins and self.only_ghosts(st, pl)
         sc = recall(self.scores, (shape, self._ctx(st, seat, how, window)), self._score)

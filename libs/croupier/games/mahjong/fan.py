@@ -313,17 +313,13 @@ def _seven_pairs_reading(shape: Shape) -> dict[str, int] | None:
     return found
 
 
-def is_win(shape: Shape, forms: Forms) -> bool:
-    """Whether the tiles win in some form the variant plays. A hand that does not has
-    no reading (every standard reading is a decomposition within limits, so there is
-    none without a decomposition free of them); one that does may still have none
-    within a variant's limits."""
-    return shape.is_win(forms)
-
-
 def readings(shape: Shape, ctx: WinContext, forms: Forms) -> list[dict[str, int]]:
-    """Every reading of a winning hand as its patterns (empty: not a win)."""
-    if not is_win(shape, forms):
+    """Every reading of a winning hand as its patterns (empty: not a win). A hand that
+    does not win in some form the variant plays (:meth:`Shape.is_win`) has no reading
+    (every standard reading is a decomposition within limits, so there is none without
+    a decomposition free of them); one that does may still have none within a
+    variant's limits."""
+    if not shape.is_win(forms):
         return []
     return _all_readings(shape, ctx, forms)
 
