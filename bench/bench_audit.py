@@ -60,7 +60,7 @@ def audit(db_url: str, keys: str, jobs: int) -> tuple[float, float, list[tuple[s
     # (a `croupier audit` process has none of it)
     freeze_startup()
     auditor = Auditor(open_store(db_url), TrustedKeys.from_dir(Path(keys)))
-    ids = list(auditor.hand_ids(variant="baccarat"))
+    ids = auditor.in_log_order(auditor.hand_ids(variant="baccarat"))
     c0 = cpu_both()
     t0 = time.perf_counter()
     reps = [(r.hand_id, r.verdict.value) for r in auditor.audit_range(ids, jobs=jobs)]
@@ -72,7 +72,7 @@ def audit(db_url: str, keys: str, jobs: int) -> tuple[float, float, list[tuple[s
 def profile(db_url: str, keys: str) -> None:
     freeze_startup()  # as audit() does
     auditor = Auditor(open_store(db_url), TrustedKeys.from_dir(Path(keys)))
-    ids = list(auditor.hand_ids(variant="baccarat"))
+    ids = auditor.in_log_order(auditor.hand_ids(variant="baccarat"))
     pr = cProfile.Profile()
     pr.enable()
     for _ in auditor.audit_range(ids):

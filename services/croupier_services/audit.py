@@ -315,10 +315,11 @@ class Auditor:
         facts = Facts()
         log_streams: list[str] | None = None
         if whole:
-            ids, log_streams = self._streams_of_the_log()
+            hands_of_the_log, log_streams = self._streams_of_the_log()
+            ids = self.in_log_order(hands_of_the_log)
             self._check_tlog(out, log_key, held)
         else:
-            ids = list(self.hand_ids(since_ms=since_ms, until_ms=until_ms))
+            ids = self.in_log_order(self.hand_ids(since_ms=since_ms, until_ms=until_ms))
         out.total = len(ids)
         for n, rep in enumerate(self.audit_range(ids, facts=facts, jobs=jobs), 1):
             out.add(rep)
@@ -449,6 +450,19 @@ class Auditor:
                 left -= len(rows)
             if len(rows) < page:
                 return
+
+    def in_log_order(self, ids: Iterable[str]) -> list[str]:
+        """``ids`` in the order the log opened them (their opening events' global
+        positions); ids with no events last, in their given order. Audited in this order,
+        a batch's hands are those one stretch of the log holds, sealed by the same few
+        commits: each seal is read, decoded and verified for one batch or two, where in
+        hand-id order (a table's hands across its whole life) every batch needs seals of
+        the whole log — decoded again once they outnumber what the auditor remembers,
+        and by every forked worker (docs/performance.md, "Audits in log order")."""
+        todo = list(dict.fromkeys(ids))
+        at = self.store.log_positions(todo)
+        found = sorted((p, hid) for hid, p in at.items())
+        return [hid for _, hid in found] + [hid for hid in todo if hid not in at]
 
 
 def totals_mismatches(totals: dict[str, int], sums: dict[str, int]) -> list[Finding]:

@@ -594,7 +594,7 @@ def cmd_audit(a: argparse.Namespace) -> int:
         )
     else:
         la = LogAudit(whole=False)
-        ids = list(auditor.hand_ids(table_id=a.table, variant=a.variant))
+        ids = auditor.in_log_order(auditor.hand_ids(table_id=a.table, variant=a.variant))
         la.total = len(ids)
         bar = _Bar()
         for n, rep in enumerate(auditor.audit_range(ids, jobs=a.jobs), 1):

@@ -401,6 +401,26 @@ def test_tail_follows_append_order(store: Store, dealer: Signer) -> None:
     assert store.tail(after) == []
 
 
+def test_log_positions_are_the_opening_events_places_in_append_order(
+    store: Store, dealer: Signer
+) -> None:
+    """Where each stream begins in the log (its seq 0's global position), for the
+    auditor's log order: streams opened later come later whatever their ids, a stream's
+    later events do not move it, and a stream without events is absent."""
+    z = events_for(dealer, "z_h1", 2)
+    a = events_for(dealer, "a_h9", 3)
+    z2 = events_for(dealer, "z_h1", 2, start=z[-1])
+    store.append(z, [], [info("z_h1")])
+    store.append(a, [], [info("a_h9")])
+    store.append(z2)
+    store.register_streams([info("h_empty")])
+    at = {e.event.stream: e.global_pos for e in store.tail(0) if e.event.seq == 0}
+    ids = ["a_h9", "nope", "h_empty", *(f"x{i}" for i in range(900)), "z_h1", "a_h9"]
+    got = store.log_positions(ids)
+    assert got == at and got["z_h1"] < got["a_h9"]
+    assert store.log_positions([]) == {}
+
+
 def test_list_streams_filters_and_paging(store: Store) -> None:
     infos = [
         info(

@@ -39,6 +39,10 @@ QUERIES: dict[str, tuple[Any, set[str]]] = {
         ev.known_streams_query([f"t1_h{i}" for i in range(50)]),
         set(),
     ),
+    "where a batch's hands begin in the log (the audit's order)": (
+        ev._OPENED_AT_IN.params(ids=[f"t1_h{i}" for i in range(50)]),
+        set(),
+    ),
     "closed hands without outcome": (
         ev.closed_hands_query(1_000),
         {"ix_streams_opened_at_ms"},

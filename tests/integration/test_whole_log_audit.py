@@ -437,6 +437,39 @@ async def test_a_parallel_audit_reports_exactly_what_one_process_does(
     assert (rc, out) == (rc1, out1) and json.loads(out)["totals"]["hands"] >= 4
 
 
+async def test_the_log_is_audited_in_the_order_it_opened_its_hands(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole-log audit takes its hands in the order the log opened them, not by id:
+    coups of two tables played in turn are batched as they were played (a batch's hands
+    share the same few seals), and what is not in the log comes last."""
+    from croupier_services import audit as audit_mod
+
+    c = cluster
+    c.fix_seeds("logorder")
+    tz, ta = await c.open_table("wlz"), await c.open_table("wla")
+    played = [await c.play_hand(t, bets=BETS) for _ in range(3) for t in (tz, ta)]
+    await c.wait_settled(6)
+    for t in (tz, ta):
+        await c.gw.CloseTable(gateway_pb2.CloseTableRequest(table_id=t))
+    auditor = c.auditor()
+    opened = [p.event.stream for p in c.store.tail(0, 10_000) if p.event.type == g.HAND_OPENED]
+    assert opened == played and sorted(opened) != opened  # ids sort the tables apart
+    batches: list[list[str]] = []
+    audit_many = audit_mod.Auditor.audit_many
+
+    def spied(self: Any, ids: Any, facts: Any = None) -> Any:
+        batches.append(list(ids))
+        return audit_many(self, ids, facts)
+
+    monkeypatch.setattr(audit_mod.Auditor, "audit_many", spied)
+    monkeypatch.setattr(audit_mod, "BATCH", 2)
+    la = _audit(c)
+    assert not la.has_failures and la.total == 6, la.to_json_dict()
+    assert batches == [played[i : i + 2] for i in range(0, 6, 2)]
+    assert auditor.in_log_order([*reversed(opened), "nope", opened[0]]) == [*opened, "nope"]
+
+
 async def test_an_edited_running_total_is_named(
     cluster: Cluster, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -225,6 +225,11 @@ _EVENTS_IN = (
 )
 _SEALS_IN = sa.select(_SEALS).where(_SEALS.c.seal_id.in_(IDS))
 _NAMING_IN = sa.select(_HEADS.c.stream_id, _HEADS.c.seal_id).where(_HEADS.c.stream_id.in_(IDS))
+# the opening event's position of each stream (the literal 0 keeps the ids the statement's
+# only parameters, for select_rows' driver path)
+_OPENED_AT_IN = sa.select(_E.c.stream_id, _E.c.global_pos).where(
+    _E.c.stream_id.in_(IDS), _E.c.seq == sa.literal_column("0")
+)
 
 
 def _stream_row(s: StreamInfo) -> dict[str, Any]:
@@ -505,6 +510,17 @@ def read_streams(conn: Connection, stream_ids: Iterable[str]) -> dict[str, list[
     return out
 
 
+def log_positions(conn: Connection, stream_ids: Iterable[str]) -> dict[str, int]:
+    """Where each of ``stream_ids`` begins in the log: the global position of its opening
+    event (seq 0), one probe of the ``(stream_id, seq)`` index each; a stream without
+    events is absent."""
+    ids = list(dict.fromkeys(stream_ids))
+    out: dict[str, int] = {}
+    for chunk in _chunks(ids):
+        out.update((str(s), int(p)) for s, p in select_rows(conn, _OPENED_AT_IN, chunk))
+    return out
+
+
 def head(conn: Connection, stream_id: str) -> tuple[int, bytes] | None:
     q = (
         sa.select(_E.c.seq, _E.c.hash)
@@ -723,6 +739,10 @@ class EventLog(Database):
     def read_streams(self, stream_ids: Iterable[str]) -> dict[str, list[Event]]:
         with self._read() as conn:
             return read_streams(conn, stream_ids)
+
+    def log_positions(self, stream_ids: Iterable[str]) -> dict[str, int]:
+        with self._read() as conn:
+            return log_positions(conn, stream_ids)
 
     def head(self, stream_id: str) -> tuple[int, bytes] | None:
         with self._read() as conn:
