@@ -758,6 +758,15 @@ static PyMethodDef methods[] = {
     {"mahjong_waits", accel_mahjong_waits, METH_VARARGS,
      "The tiles one more of would make wild-free mahjong tiles win (mahjong_win's first "
      "four arguments), a tile held four times left out; None where not such."},
+    {"bind_seal_entry", accel_bind_seal_entry, METH_VARARGS,
+     "The seal entry class, its fields' names in order and a version-2 leaf's tag "
+     "(croupier.events, once)."},
+    {"seal_entries", accel_seal_entries, METH_O,
+     "A seal's entries from their stored canonical text [[stream, seq, hash hex], ...], "
+     "or None where croupier.canonical must decode it."},
+    {"seal_root", accel_seal_root, METH_O,
+     "A version-2 seal's Merkle root over its entries, or None where the pure path must "
+     "compute it (no entries, or one not plain)."},
     {"chain_intact", accel_chain_intact, METH_VARARGS,
      "Whether one stream's events are proven intact (False: not proven; "
      "croupier.events.verify_chain decides and names what is wrong)."},

@@ -7,7 +7,7 @@
 
 /* The functions and their arguments as croupier.accel.INTERFACE names them: raised with
  * every change of what the Python side calls. */
-#define ACCEL_INTERFACE 6
+#define ACCEL_INTERFACE 7
 
 /* _accel_chain.c: canonical text and the event chain */
 int accel_chain_init(void);
@@ -18,6 +18,9 @@ PyObject *accel_bind_event(PyObject *self, PyObject *args);
 PyObject *accel_new_event(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *accel_events_of(PyObject *self, PyObject *rows);
 PyObject *accel_chain_intact(PyObject *self, PyObject *args);
+PyObject *accel_bind_seal_entry(PyObject *self, PyObject *args);
+PyObject *accel_seal_entries(PyObject *self, PyObject *data);
+PyObject *accel_seal_root(PyObject *self, PyObject *entries);
 
 /* _accel_baccarat.c: a baccarat hand's events stepped */
 int accel_baccarat_init(void);

@@ -24,6 +24,15 @@
  * dataclass's __init__ builds them (each slot set once, nothing checked), without its
  * eight calls of object.__setattr__.
  *
+ * bind_seal_entry(cls, names, tag), seal_entries(data), seal_root(entries): a seal's
+ * entries decoded from their stored text (croupier.store.events._row_seal: the canonical
+ * JSON [[stream, seq, hash hex], ...], entries built as the frozen dataclass's __init__
+ * builds them) and a version-2 seal's Merkle root over them (croupier.events.Seal.root:
+ * RFC 6962's tree over SHA-256(0x00 || tag || canonical [stream, seq, hash hex]) of each
+ * entry). None where the text is not that plain form (an escape, upper-case hex, a
+ * negative or long seq: croupier.canonical decides) or an entry's fields are not plain
+ * (the pure path computes).
+ *
  * chain_intact(events, check_payloads) -> bool: True when croupier.events.verify_chain
  * would accept ``events`` (one stream, seq 0.., each previous hash the one before's
  * hash, each payload canonical with an object at its top when ``check_payloads``, each
@@ -378,18 +387,17 @@ PyObject *accel_event_hash(PyObject *self, PyObject *args) {
 static PyTypeObject *event_type;
 static PyMemberDef *event_slots[EVENT_FIELDS];
 
-PyObject *accel_bind_event(PyObject *self, PyObject *args) {
-    PyObject *cls, *names;
-    if (!PyArg_ParseTuple(args, "O!O!:bind_event", &PyType_Type, &cls, &PyTuple_Type, &names))
-        return NULL;
-    if (PyTuple_GET_SIZE(names) != EVENT_FIELDS) {
-        PyErr_Format(PyExc_ValueError, "an event has %d fields", EVENT_FIELDS);
-        return NULL;
+/* ``cls``'s slots named ``names`` (a tuple of ``n``), each a writable object slot of
+ * ``cls`` itself, into ``slots``: 0, or -1 with an exception. */
+static int bind_slots(PyObject *cls, PyObject *names, int n, const char *what,
+                      PyMemberDef **slots) {
+    if (PyTuple_GET_SIZE(names) != n) {
+        PyErr_Format(PyExc_ValueError, "%s has %d fields", what, n);
+        return -1;
     }
-    PyMemberDef *slots[EVENT_FIELDS];
-    for (int i = 0; i < EVENT_FIELDS; i++) {
+    for (int i = 0; i < n; i++) {
         PyObject *d = PyObject_GetAttr(cls, PyTuple_GET_ITEM(names, i));
-        if (d == NULL) return NULL;
+        if (d == NULL) return -1;
         int ok = Py_IS_TYPE(d, &PyMemberDescr_Type);
         if (ok) {
             PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
@@ -401,9 +409,33 @@ PyObject *accel_bind_event(PyObject *self, PyObject *args) {
         if (!ok) {
             PyErr_Format(PyExc_TypeError, "%R is not a slot of %R", PyTuple_GET_ITEM(names, i),
                          cls);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* An instance of ``type`` with its ``n`` slots set to ``fields``, as a frozen
+ * dataclass's __init__ sets them (nothing checked). */
+static PyObject *slotted_of(PyTypeObject *type, PyMemberDef **slots, int n,
+                            PyObject *const *fields) {
+    PyObject *e = type->tp_alloc(type, 0);
+    if (e == NULL) return NULL;
+    for (int i = 0; i < n; i++) {
+        if (PyMember_SetOne((char *)e, slots[i], fields[i]) < 0) {
+            Py_DECREF(e);
             return NULL;
         }
     }
+    return e;
+}
+
+PyObject *accel_bind_event(PyObject *self, PyObject *args) {
+    PyObject *cls, *names;
+    if (!PyArg_ParseTuple(args, "O!O!:bind_event", &PyType_Type, &cls, &PyTuple_Type, &names))
+        return NULL;
+    PyMemberDef *slots[EVENT_FIELDS];
+    if (bind_slots(cls, names, EVENT_FIELDS, "an event", slots) < 0) return NULL;
     Py_INCREF(cls);
     Py_XSETREF(event_type, (PyTypeObject *)cls);
     memcpy(event_slots, slots, sizeof slots);
@@ -411,15 +443,7 @@ PyObject *accel_bind_event(PyObject *self, PyObject *args) {
 }
 
 static PyObject *event_of(PyObject *const *fields) {
-    PyObject *e = event_type->tp_alloc(event_type, 0);
-    if (e == NULL) return NULL;
-    for (int i = 0; i < EVENT_FIELDS; i++) {
-        if (PyMember_SetOne((char *)e, event_slots[i], fields[i]) < 0) {
-            Py_DECREF(e);
-            return NULL;
-        }
-    }
-    return e;
+    return slotted_of(event_type, event_slots, EVENT_FIELDS, fields);
 }
 
 static int event_bound(void) {
@@ -464,6 +488,252 @@ fail:
     Py_XDECREF(out);
     Py_DECREF(seq);
     return NULL;
+}
+
+/* ------------------------------------------------------------------ seal entries */
+
+#define ENTRY_FIELDS 3 /* stream, seq, hash */
+static PyTypeObject *entry_type;
+static PyMemberDef *entry_slots[ENTRY_FIELDS];
+static PyObject *entry_tag; /* bytes: a version-2 leaf's tag */
+
+PyObject *accel_bind_seal_entry(PyObject *self, PyObject *args) {
+    PyObject *cls, *names, *tag;
+    if (!PyArg_ParseTuple(args, "O!O!O!:bind_seal_entry", &PyType_Type, &cls, &PyTuple_Type,
+                          &names, &PyBytes_Type, &tag))
+        return NULL;
+    PyMemberDef *slots[ENTRY_FIELDS];
+    if (bind_slots(cls, names, ENTRY_FIELDS, "a seal entry", slots) < 0) return NULL;
+    Py_INCREF(cls);
+    Py_XSETREF(entry_type, (PyTypeObject *)cls);
+    memcpy(entry_slots, slots, sizeof slots);
+    Py_INCREF(tag);
+    Py_XSETREF(entry_tag, tag);
+    Py_RETURN_NONE;
+}
+
+static int entry_bound(void) {
+    if (entry_type != NULL) return 1;
+    PyErr_SetString(PyExc_RuntimeError, "bind_seal_entry() was not called");
+    return 0;
+}
+
+static int hex_value(unsigned char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1; /* upper case too: hash.hex() writes lower case */
+}
+
+/* One entry ["stream",seq,"hex"] at s->p: a new SealEntry past it, NULL with no exception
+ * for "not the plain form", NULL with one for an error. */
+static PyObject *entry_at(Scan *s) {
+    const unsigned char *p = s->p, *end = s->end;
+    if (end - p < 2 || p[0] != '[' || p[1] != '"') return NULL;
+    p += 2;
+    const unsigned char *name = p;
+    while (p < end && *p != '"') {
+        if (*p < 0x20 || *p > 0x7E || *p == '\\') return NULL; /* printable ASCII only */
+        p++;
+    }
+    if (p >= end) return NULL;
+    Py_ssize_t nname = p - name;
+    p++; /* the closing quote */
+    if (p >= end || *p++ != ',') return NULL;
+    const unsigned char *digits = p;
+    while (p < end && *p >= '0' && *p <= '9') p++;
+    Py_ssize_t ndigits = p - digits;
+    if (ndigits == 0 || ndigits > MAX_DIGITS || (digits[0] == '0' && ndigits > 1)) return NULL;
+    long long seq = 0;
+    for (Py_ssize_t i = 0; i < ndigits; i++) seq = seq * 10 + (digits[i] - '0');
+    if (end - p < 2 || p[0] != ',' || p[1] != '"') return NULL;
+    p += 2;
+    const unsigned char *hex = p;
+    while (p < end && *p != '"') {
+        if (hex_value(*p) < 0) return NULL;
+        p++;
+    }
+    Py_ssize_t nhex = p - hex;
+    if (p >= end || nhex % 2 != 0) return NULL;
+    p++;
+    if (p >= end || *p++ != ']') return NULL;
+    PyObject *f[ENTRY_FIELDS];
+    f[0] = PyUnicode_FromStringAndSize((const char *)name, nname);
+    f[1] = PyLong_FromLongLong(seq);
+    f[2] = PyBytes_FromStringAndSize(NULL, nhex / 2);
+    PyObject *e = NULL;
+    if (f[0] && f[1] && f[2]) {
+        unsigned char *w = (unsigned char *)PyBytes_AS_STRING(f[2]);
+        for (Py_ssize_t i = 0; i < nhex / 2; i++)
+            w[i] = (unsigned char)(hex_value(hex[2 * i]) << 4 | hex_value(hex[2 * i + 1]));
+        e = slotted_of(entry_type, entry_slots, ENTRY_FIELDS, f);
+    }
+    for (int k = 0; k < ENTRY_FIELDS; k++) Py_XDECREF(f[k]);
+    if (e != NULL) s->p = p;
+    return e;
+}
+
+PyObject *accel_seal_entries(PyObject *self, PyObject *data) {
+    if (!entry_bound()) return NULL;
+    if (!PyBytes_Check(data)) {
+        PyErr_SetString(PyExc_TypeError, "seal_entries takes bytes");
+        return NULL;
+    }
+    Scan s = {(const unsigned char *)PyBytes_AS_STRING(data),
+              (const unsigned char *)PyBytes_AS_STRING(data) + PyBytes_GET_SIZE(data)};
+    if (s.end - s.p < 2 || *s.p != '[') Py_RETURN_NONE;
+    s.p++;
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    if (*s.p != ']') {
+        for (;;) {
+            PyObject *e = entry_at(&s);
+            if (e == NULL) goto not_plain;
+            int r = PyList_Append(out, e);
+            Py_DECREF(e);
+            if (r < 0) goto fail;
+            if (s.p < s.end && *s.p == ',') {
+                s.p++;
+                continue;
+            }
+            break;
+        }
+    }
+    if (s.p >= s.end || *s.p != ']' || s.p + 1 != s.end) goto not_plain;
+    PyObject *t = PyList_AsTuple(out);
+    Py_DECREF(out);
+    return t;
+not_plain:
+    if (PyErr_Occurred()) goto fail;
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyObject *sha256_of(const char *data, Py_ssize_t n) {
+    PyObject *b = PyBytes_FromStringAndSize(data, n);
+    if (b == NULL) return NULL;
+    PyObject *h = PyObject_CallOneArg(sha256_new, b);
+    Py_DECREF(b);
+    if (h == NULL) return NULL;
+    PyObject *d = PyObject_CallMethodNoArgs(h, s_digest);
+    Py_DECREF(h);
+    return d;
+}
+
+/* The leaf hash of one entry: a new bytes, NULL with no exception for "not plain". */
+static PyObject *entry_leaf(PyObject *e) {
+    PyObject *stream = PyObject_GetAttr(e, s_stream);
+    PyObject *seq = stream ? PyObject_GetAttr(e, s_seq) : NULL;
+    PyObject *hash = seq ? PyObject_GetAttr(e, s_hash) : NULL;
+    PyObject *leaf = NULL;
+    char *buf = NULL;
+    if (hash == NULL) goto done;
+    Py_ssize_t ns;
+    const char *us = plain_utf8(stream, &ns);
+    if (us == NULL || !PyLong_CheckExact(seq) || !PyBytes_CheckExact(hash)) goto done;
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(seq, &overflow);
+    if (overflow || (v == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        goto done;
+    }
+    char num[24], *nend = num + sizeof num, *q = nend;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        *--q = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) *--q = '-';
+    Py_ssize_t nn = nend - q, nh = PyBytes_GET_SIZE(hash), ntag = PyBytes_GET_SIZE(entry_tag);
+    /* 0x00 tag ["stream",seq,"hex"] */
+    Py_ssize_t total = 1 + ntag + 2 + ns + 2 + nn + 2 + 2 * nh + 2;
+    buf = PyMem_Malloc((size_t)total);
+    if (buf == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    char *w = buf;
+    *w++ = 0;
+    memcpy(w, PyBytes_AS_STRING(entry_tag), (size_t)ntag);
+    w += ntag;
+    *w++ = '[';
+    *w++ = '"';
+    memcpy(w, us, (size_t)ns);
+    w += ns;
+    *w++ = '"';
+    *w++ = ',';
+    memcpy(w, q, (size_t)nn);
+    w += nn;
+    *w++ = ',';
+    *w++ = '"';
+    const unsigned char *hb = (const unsigned char *)PyBytes_AS_STRING(hash);
+    for (Py_ssize_t i = 0; i < nh; i++) {
+        *w++ = HEX[hb[i] >> 4];
+        *w++ = HEX[hb[i] & 15];
+    }
+    *w++ = '"';
+    *w++ = ']';
+    leaf = sha256_of(buf, total);
+done:
+    PyMem_Free(buf);
+    Py_XDECREF(stream);
+    Py_XDECREF(seq);
+    Py_XDECREF(hash);
+    return leaf;
+}
+
+PyObject *accel_seal_root(PyObject *self, PyObject *entries) {
+    if (!entry_bound()) return NULL;
+    PyObject *seq = PySequence_Fast(entries, "entries must be a sequence");
+    if (seq == NULL) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n == 0) { /* the empty tree's root: the pure path's constant */
+        Py_DECREF(seq);
+        Py_RETURN_NONE;
+    }
+    PyObject **level = PyMem_Calloc((size_t)n, sizeof *level);
+    PyObject *root = NULL;
+    Py_ssize_t have = 0;
+    if (level == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (; have < n; have++) {
+        level[have] = entry_leaf(PySequence_Fast_GET_ITEM(seq, have));
+        if (level[have] == NULL) goto done; /* not plain, or an error */
+    }
+    char node[1 + 64];
+    node[0] = 1;
+    for (Py_ssize_t m = n; m > 1;) {
+        Py_ssize_t k = 0;
+        for (Py_ssize_t i = 0; i + 1 < m; i += 2) {
+            memcpy(node + 1, PyBytes_AS_STRING(level[i]), 32);
+            memcpy(node + 33, PyBytes_AS_STRING(level[i + 1]), 32);
+            PyObject *h = sha256_of(node, sizeof node);
+            if (h == NULL) goto done;
+            Py_CLEAR(level[i]);
+            Py_CLEAR(level[i + 1]);
+            level[k++] = h; /* k <= i: a slot cleared before */
+        }
+        if (m % 2) { /* the odd node, carried up */
+            PyObject *odd = level[m - 1];
+            level[m - 1] = NULL;
+            level[k++] = odd;
+        }
+        m = k;
+    }
+    root = level[0];
+    level[0] = NULL;
+done:
+    if (level != NULL) {
+        for (Py_ssize_t i = 0; i < n; i++) Py_XDECREF(level[i]);
+        PyMem_Free(level);
+    }
+    Py_DECREF(seq);
+    if (root == NULL && !PyErr_Occurred()) Py_RETURN_NONE;
+    return root;
 }
 
 /* ------------------------------------------------------------------ the chain */

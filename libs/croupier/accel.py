@@ -14,8 +14,10 @@ reference, which is always kept. What it computes natively:
   are an object in canonical JSON (:func:`croupier.canonical.parse`, ``loads``), an
   event's hash from its fields (:func:`croupier.events.make_event`,
   ``Event.recompute_hash``), and a whole stream's chain check
-  (:func:`croupier.events.verify_chain`). These answer "proven" or "not proven", never
-  "bad": what they do not prove, the pure path decides and words.
+  (:func:`croupier.events.verify_chain`); a seal's entries decoded from their stored
+  text (:func:`croupier.events.seal_entries_of`) and a version-2 seal's Merkle root over
+  them (``Seal.root``). These answer "proven" or "not proven", never "bad": what they do
+  not prove, the pure path decides and words.
 * a baccarat hand's events stepped (``libs/croupier/_accel_baccarat.c``,
   :meth:`croupier.games.baccarat.engine.BaccaratEngine.fast_steps`, which
   :meth:`~croupier.games.base.Engine.replay` and the audit try first): the bets, the
@@ -40,7 +42,8 @@ reference, which is always kept. What it computes natively:
 The native result is the pure path's byte for byte:
 ``tests/property/test_accel_differential.py`` compares the two over every variant's hands
 and over random wagers, ``tests/property/test_accel_chain.py`` over random and mutated
-JSON texts and event chains (hypothesis), ``tests/property/test_accel_baccarat.py`` over a
+JSON texts and event chains (hypothesis), ``tests/property/test_accel_seal.py`` over
+random and edited seal entries, ``tests/property/test_accel_baccarat.py`` over a
 corpus of legal and spoilt baccarat hands under four configs,
 ``tests/property/test_accel_shisanshui.py`` over random hands and rows,
 ``tests/property/test_accel_poker.py`` the tables whole and rows over random hands,
@@ -63,7 +66,7 @@ class NativeMissing(CroupierError):
     """``CROUPIER_NATIVE=require`` and the native accelerator is not built."""
 
 
-INTERFACE = 6
+INTERFACE = 7
 """The extension's interface this code calls (``ACCEL_INTERFACE`` in ``_accel.h``): an
 extension built from older sources (an editable install not rebuilt after a pull) is
 not used — the pure-Python path runs, and ``CROUPIER_NATIVE=require`` refuses it."""

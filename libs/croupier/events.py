@@ -239,6 +239,24 @@ class SealEntry(ByFields):
         )
 
 
+if _native is not None:
+    _native.bind_seal_entry(
+        SealEntry, tuple(f.name for f in dataclasses.fields(SealEntry)), SEAL_ENTRY_TAG
+    )
+
+
+def seal_entries_of(text: bytes) -> tuple[SealEntry, ...]:
+    """A seal's entries from their stored text, the canonical JSON ``[[stream, seq, hash
+    hex], ...]`` (a ``seals`` row): natively where the accelerator is built and the text
+    is in that plain form, else as :mod:`croupier.canonical` parses it."""
+    if _native is not None:
+        entries: tuple[SealEntry, ...] | None = _native.seal_entries(text)
+        if entries is not None:
+            return entries
+    raw = canonical.loads(text)
+    return tuple(SealEntry(str(s), int(q), bytes.fromhex(h)) for s, q, h in raw)
+
+
 @dataclass(frozen=True, slots=True)
 class SealPart(ByFields):
     """What a version-2 seal carries when it travels with only some of its entries (a
@@ -303,6 +321,10 @@ class Seal(ByFields):
         """A version-2 seal's Merkle root: over every entry of a whole seal, or the one
         root every carried entry's audit path leads to (else :class:`SignatureError`)."""
         if self.part is None:
+            if _native is not None:
+                native: bytes | None = _native.seal_root(self.entries)
+                if native is not None:
+                    return native
             return root_from_leaf_hashes([e.leaf() for e in self.entries])
         roots = set()
         for e, (index, path) in zip(self.entries, self.part.paths, strict=True):

@@ -46,6 +46,7 @@ from croupier.events import (
     SealEntry,
     events_of_rows,
     remember_bounded,
+    seal_entries_of,
 )
 from croupier.picklable import ByFields
 from croupier.store import schema, tlog
@@ -277,12 +278,11 @@ def _row_seal(r: AnyRow | Sequence[Any]) -> Seal:
     """A seal from a row of ``select(seals)``, read by position (a row or the driver's
     tuple: :func:`~croupier.store.db.select_rows`)."""
     _seal_id, producer, key_id, sealed_at_ms, entries, signature, version = r
-    raw = canonical.loads(bytes(entries))
     return Seal(
         producer=producer,
         key_id=key_id,
         sealed_at_ms=int(sealed_at_ms),
-        entries=tuple(SealEntry(str(s), int(q), bytes.fromhex(h)) for s, q, h in raw),
+        entries=seal_entries_of(bytes(entries)),
         signature=bytes(signature),
         version=int(version),
     )
