@@ -83,8 +83,19 @@ class AuditReport:
     seq: int | None = None
     reason: str = ""
     message: str = ""
-    outcome: dict[str, Any] | None = None
+    outcome_json: bytes | None = None  # the recomputed outcome, canonical JSON
     settlement_json: bytes | None = None  # the recomputed record, canonical JSON
+
+    @property
+    def outcome(self) -> dict[str, Any] | None:
+        """The outcome the audit recomputed, as a value. Kept as its bytes, as the
+        settlement record is (below): one object for the collector and for a forked
+        worker's report to pickle, where its value was a dozen (docs/performance.md,
+        "Audits in log order")."""
+        if self.outcome_json is None:
+            return None
+        value: dict[str, Any] = canonical.loads(self.outcome_json)
+        return value
 
     @property
     def settlement(self) -> dict[str, Any] | None:
@@ -323,11 +334,10 @@ def audit_hand(
             rep.verdict = Verdict.PENDING_OPEN
             return rep
         # 5: outcome
-        outcome = eng.outcome(state)
-        rep.outcome = outcome
+        rep.outcome_json = outcome = canonical.dumps(eng.outcome(state), check=False)
         if outcome_ev is None:
             return rep.fail("no_outcome", "no hand.outcome event", hand_id, None)
-        if outcome_ev.payload_bytes != canonical.dumps(outcome, check=False):
+        if outcome_ev.payload_bytes != outcome:
             return rep.fail(
                 "outcome_mismatch",
                 "stored outcome differs from the replay",
