@@ -171,16 +171,23 @@ class Auditor:
         return rep
 
     def audit_many(
-        self, hand_ids: Sequence[str], facts: Facts | None = None
+        self, hand_ids: Sequence[str], facts: Facts | None = None, records: bool = True
     ) -> Iterator[AuditReport]:
         """Audit a batch of hands with a handful of queries: events, seals and
         settlements of all of them (and their shoes) are loaded together. With
         ``facts``, also gather what :func:`reconcile` needs of each hand and shoe.
+        Without ``records``, a passing hand's report keeps its verdict and checks but
+        not the outcome and settlement record it recomputed (what a failing or pending
+        one keeps), for a caller that reads only those (:meth:`audit_log`).
         The batch is audited whole, with the cyclic garbage collector paused (its
         passes over the batch's live events and payloads cost more than they free;
         what the batch leaves is collected after it), then its reports are yielded."""
         with collector_paused():
             reps = self._audit_batch(list(hand_ids), facts)
+        if not records:
+            for r in reps:
+                if r.verdict is Verdict.PASS:
+                    r.outcome_json = r.settlement_json = None
         self._count_batch(reps)
         yield from reps
 
@@ -248,28 +255,32 @@ class Auditor:
         chunk: int | None = None,
         facts: Facts | None = None,
         jobs: int = 1,
+        records: bool = True,
     ) -> Iterator[AuditReport]:
         """Audit ``ids`` in batches of ``chunk``; with ``jobs > 1`` the batches go to
         a pool of forked processes, each with its own connections, and come back in
-        order, so the reports (and ``facts``) are the same as from one process."""
+        order, so the reports (and ``facts``) are the same as from one process.
+        ``records``: as :meth:`audit_many`'s; without them a forked worker sends back
+        ~100 bytes a passing hand instead of ~6 KB (its record and outcome), which the
+        parent unpickled only to drop (docs/performance.md, "Audits in log order")."""
         chunk = chunk or BATCH
         if jobs > 1:
             todo = list(ids)
             if len(todo) > chunk:
-                yield from self._audit_forked(todo, chunk, facts, jobs)
+                yield from self._audit_forked(todo, chunk, facts, jobs, records)
                 return
             ids = todo
         batch: list[str] = []
         for hid in ids:
             batch.append(hid)
             if len(batch) >= chunk:
-                yield from self.audit_many(batch, facts)
+                yield from self.audit_many(batch, facts, records)
                 batch = []
         if batch:
-            yield from self.audit_many(batch, facts)
+            yield from self.audit_many(batch, facts, records)
 
     def _audit_forked(
-        self, ids: list[str], chunk: int, facts: Facts | None, jobs: int
+        self, ids: list[str], chunk: int, facts: Facts | None, jobs: int, records: bool
     ) -> Iterator[AuditReport]:
         global _FORKED
         batches = [ids[i : i + chunk] for i in range(0, len(ids), chunk)]
@@ -284,7 +295,7 @@ class Auditor:
         try:
             with ctx.Pool(min(jobs, len(batches)), initializer=_forked_init) as pool:
                 for reps, part in pool.imap(
-                    _forked_batch, [(b, facts is not None) for b in batches]
+                    _forked_batch, [(b, facts is not None, records) for b in batches]
                 ):
                     if facts is not None and part is not None:
                         facts.hands += part.hands
@@ -321,7 +332,7 @@ class Auditor:
         else:
             ids = self.in_log_order(self.hand_ids(since_ms=since_ms, until_ms=until_ms))
         out.total = len(ids)
-        for n, rep in enumerate(self.audit_range(ids, facts=facts, jobs=jobs), 1):
+        for n, rep in enumerate(self.audit_range(ids, facts=facts, jobs=jobs, records=False), 1):
             out.add(rep)
             if progress is not None:
                 progress(n, out.total)
@@ -496,11 +507,13 @@ def _forked_init() -> None:
     _FORKED._count = lambda rep: None  # type: ignore[method-assign]
 
 
-def _forked_batch(arg: tuple[list[str], bool]) -> tuple[list[AuditReport], Facts | None]:
+def _forked_batch(
+    arg: tuple[list[str], bool, bool],
+) -> tuple[list[AuditReport], Facts | None]:
     assert _FORKED is not None
-    ids, want_facts = arg
+    ids, want_facts, records = arg
     facts = Facts() if want_facts else None
-    return list(_FORKED.audit_many(ids, facts)), facts
+    return list(_FORKED.audit_many(ids, facts, records)), facts
 
 
 @dataclass

@@ -597,7 +597,7 @@ def cmd_audit(a: argparse.Namespace) -> int:
         ids = auditor.in_log_order(auditor.hand_ids(table_id=a.table, variant=a.variant))
         la.total = len(ids)
         bar = _Bar()
-        for n, rep in enumerate(auditor.audit_range(ids, jobs=a.jobs), 1):
+        for n, rep in enumerate(auditor.audit_range(ids, jobs=a.jobs, records=False), 1):
             la.add(rep)
             bar(n, la.total)
     _print_log_audit(la, a.json)

@@ -415,6 +415,22 @@ async def test_a_parallel_audit_reports_exactly_what_one_process_does(
         n = sum(r.verdict.value == v for r in got)
         assert metric("croupier_audit_hands_total", verdict=v) - counted[v] == n, v
     assert metric("croupier_audit_mismatches_total") - mismatches == 1  # h4
+    # without records: the same verdicts and checks; a passing report drops the outcome
+    # and record it recomputed (a forked worker does not send them), a failing one keeps
+    # all it had
+    full = {r.hand_id: r for r in auditor.audit_range(list(auditor.hand_ids()))}
+    for jobs in (1, 2):
+        lean = list(auditor.audit_range(list(auditor.hand_ids()), jobs=jobs, records=False))
+        assert [(r.hand_id, r.verdict, r.checks) for r in lean] == [
+            (h, r.verdict, r.checks) for h, r in full.items()
+        ]
+        assert any(r.ok for r in lean) and any(r.failed for r in lean)
+        for r in lean:
+            if r.ok:
+                assert r.outcome is None and r.settlement is None
+                assert full[r.hand_id].outcome and full[r.hand_id].settlement
+            else:
+                assert r == full[r.hand_id]
     two = auditor.audit_log(log_key=LOG.verifier, jobs=2)
     assert gc.get_freeze_count() == 0
     assert one.to_json_dict() == two.to_json_dict()
@@ -435,6 +451,48 @@ async def test_a_parallel_audit_reports_exactly_what_one_process_does(
     rc, out = _cli(capsys, "audit", "--variant", VARIANT, "--jobs", "2", "--json")
     rc1, out1 = _cli(capsys, "audit", "--variant", VARIANT, "--jobs", "1", "--json")
     assert (rc, out) == (rc1, out1) and json.loads(out)["totals"]["hands"] >= 4
+
+
+async def test_without_records_a_failing_hand_keeps_what_it_recomputed(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``audit_range(records=False)`` (the whole-log audit's) drops only a passing hand's
+    recomputed outcome and record: a hand failing at its ledger, after both were
+    recomputed, keeps them, in one process and from forked workers alike."""
+    from croupier_services import audit as audit_mod
+
+    c = cluster
+    _, hands = await _history(c, 3)
+    with _behind_its_back(c) as conn:
+        tx = conn.execute(
+            sa.text("SELECT tx_id FROM ledger_transactions WHERE hand_id = :h"), {"h": hands[1]}
+        ).scalar_one()
+        first, second = (
+            conn.execute(
+                sa.text("SELECT account FROM ledger_postings WHERE tx_id = :t ORDER BY account"),
+                {"t": tx},
+            )
+            .scalars()
+            .all()[:2]
+        )
+        for account, by in ((first, 1), (second, -1)):  # still zero-sum: only the hand's check
+            conn.execute(
+                sa.text(
+                    "UPDATE ledger_postings SET amount = amount + :by "
+                    "WHERE tx_id = :t AND account = :a"
+                ),
+                {"by": by, "t": tx, "a": account},
+            )
+    monkeypatch.setattr(audit_mod, "BATCH", 1)  # a batch a hand: forked workers for 3
+    auditor = c.auditor()
+    full = {r.hand_id: r for r in auditor.audit_range(hands)}
+    assert full[hands[1]].reason == "ledger_mismatch", full[hands[1]]
+    assert full[hands[1]].outcome and full[hands[1]].settlement
+    for jobs in (1, 2):
+        lean = {r.hand_id: r for r in auditor.audit_range(hands, jobs=jobs, records=False)}
+        assert lean[hands[1]] == full[hands[1]]
+        for h in (hands[0], hands[2]):
+            assert lean[h].ok and lean[h].outcome is None and lean[h].settlement is None
 
 
 async def test_the_log_is_audited_in_the_order_it_opened_its_hands(
@@ -458,9 +516,9 @@ async def test_the_log_is_audited_in_the_order_it_opened_its_hands(
     batches: list[list[str]] = []
     audit_many = audit_mod.Auditor.audit_many
 
-    def spied(self: Any, ids: Any, facts: Any = None) -> Any:
+    def spied(self: Any, ids: Any, facts: Any = None, records: bool = True) -> Any:
         batches.append(list(ids))
-        return audit_many(self, ids, facts)
+        return audit_many(self, ids, facts, records)
 
     monkeypatch.setattr(audit_mod.Auditor, "audit_many", spied)
     monkeypatch.setattr(audit_mod, "BATCH", 2)
