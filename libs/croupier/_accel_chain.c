@@ -301,30 +301,50 @@ static const char *plain_utf8(PyObject *o, Py_ssize_t *n) {
 
 static const char HEX[] = "0123456789abcdef";
 
-/* The hash, or NULL: with an exception set on failure, without one for "not proven". */
-static PyObject *event_hash_of(PyObject *stream, PyObject *seq, PyObject *type,
-                               PyObject *producer, PyObject *key_id, PyObject *prev,
-                               PyObject *payload) {
-    Py_ssize_t ns, nt, np, nk;
-    const char *us = plain_utf8(stream, &ns), *ut = plain_utf8(type, &nt),
-               *up = plain_utf8(producer, &np), *uk = plain_utf8(key_id, &nk);
-    if (!us || !ut || !up || !uk || !PyLong_CheckExact(seq) || !PyBytes_CheckExact(prev) ||
-        !PyBytes_CheckExact(payload))
-        return NULL;
+/* An exact int's decimal text, as JSON writes it, in ``num`` (at least 24 bytes): its
+ * start (the text runs to num + 24), or NULL, no exception set, where it is not one or
+ * not within 64 bits. */
+static const char *int_text(PyObject *o, char *num, Py_ssize_t *n) {
+    if (!PyLong_CheckExact(o)) return NULL;
     int overflow;
-    long long v = PyLong_AsLongLongAndOverflow(seq, &overflow);
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (overflow || (v == -1 && PyErr_Occurred())) {
         PyErr_Clear();
         return NULL;
     }
-    char num[24], *nend = num + sizeof num, *q = nend;
+    char *end = num + 24, *q = end;
     unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
     do {
         *--q = (char)('0' + u % 10);
         u /= 10;
     } while (u);
     if (v < 0) *--q = '-';
-    Py_ssize_t nn = nend - q, nprev = PyBytes_GET_SIZE(prev), npay = PyBytes_GET_SIZE(payload);
+    *n = end - q;
+    return q;
+}
+
+/* SHA-256 (Python's hashlib) of a bytes object: a new bytes of its digest. */
+static PyObject *sha256_digest(PyObject *data) {
+    PyObject *h = PyObject_CallOneArg(sha256_new, data);
+    if (h == NULL) return NULL;
+    PyObject *d = PyObject_CallMethodNoArgs(h, s_digest);
+    Py_DECREF(h);
+    return d;
+}
+
+/* The hash, or NULL: with an exception set on failure, without one for "not proven". */
+static PyObject *event_hash_of(PyObject *stream, PyObject *seq, PyObject *type,
+                               PyObject *producer, PyObject *key_id, PyObject *prev,
+                               PyObject *payload) {
+    Py_ssize_t ns, nt, np, nk, nn;
+    char num[24];
+    const char *us = plain_utf8(stream, &ns), *ut = plain_utf8(type, &nt),
+               *up = plain_utf8(producer, &np), *uk = plain_utf8(key_id, &nk),
+               *q = int_text(seq, num, &nn);
+    if (!us || !ut || !up || !uk || !q || !PyBytes_CheckExact(prev) ||
+        !PyBytes_CheckExact(payload))
+        return NULL;
+    Py_ssize_t nprev = PyBytes_GET_SIZE(prev), npay = PyBytes_GET_SIZE(payload);
     static const char K1[] = "{\"key_id\":\"", K2[] = "\",\"prev\":\"",
                       K3[] = "\",\"producer\":\"", K4[] = "\",\"seq\":", K5[] = ",\"stream\":\"",
                       K6[] = "\",\"type\":\"", K7[] = "\"}\n";
@@ -360,11 +380,8 @@ static PyObject *event_hash_of(PyObject *stream, PyObject *seq, PyObject *type,
     W(PyBytes_AS_STRING(payload), npay);
 #undef W
 #undef L
-    PyObject *h = PyObject_CallOneArg(sha256_new, pre);
+    PyObject *d = sha256_digest(pre);
     Py_DECREF(pre);
-    if (h == NULL) return NULL;
-    PyObject *d = PyObject_CallMethodNoArgs(h, s_digest);
-    Py_DECREF(h);
     return d;
 }
 
@@ -614,11 +631,8 @@ fail:
 static PyObject *sha256_of(const char *data, Py_ssize_t n) {
     PyObject *b = PyBytes_FromStringAndSize(data, n);
     if (b == NULL) return NULL;
-    PyObject *h = PyObject_CallOneArg(sha256_new, b);
+    PyObject *d = sha256_digest(b);
     Py_DECREF(b);
-    if (h == NULL) return NULL;
-    PyObject *d = PyObject_CallMethodNoArgs(h, s_digest);
-    Py_DECREF(h);
     return d;
 }
 
@@ -630,23 +644,11 @@ static PyObject *entry_leaf(PyObject *e) {
     PyObject *leaf = NULL;
     char *buf = NULL;
     if (hash == NULL) goto done;
-    Py_ssize_t ns;
-    const char *us = plain_utf8(stream, &ns);
-    if (us == NULL || !PyLong_CheckExact(seq) || !PyBytes_CheckExact(hash)) goto done;
-    int overflow;
-    long long v = PyLong_AsLongLongAndOverflow(seq, &overflow);
-    if (overflow || (v == -1 && PyErr_Occurred())) {
-        PyErr_Clear();
-        goto done;
-    }
-    char num[24], *nend = num + sizeof num, *q = nend;
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do {
-        *--q = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0) *--q = '-';
-    Py_ssize_t nn = nend - q, nh = PyBytes_GET_SIZE(hash), ntag = PyBytes_GET_SIZE(entry_tag);
+    Py_ssize_t ns, nn;
+    char num[24];
+    const char *us = plain_utf8(stream, &ns), *q = int_text(seq, num, &nn);
+    if (us == NULL || q == NULL || !PyBytes_CheckExact(hash)) goto done;
+    Py_ssize_t nh = PyBytes_GET_SIZE(hash), ntag = PyBytes_GET_SIZE(entry_tag);
     /* 0x00 tag ["stream",seq,"hex"] */
     Py_ssize_t total = 1 + ntag + 2 + ns + 2 + nn + 2 + 2 * nh + 2;
     buf = PyMem_Malloc((size_t)total);
