@@ -463,12 +463,12 @@ class Auditor:
                 return
 
     def in_log_order(self, ids: Iterable[str]) -> list[str]:
-        """``ids`` in the order the log opened them (their opening events' global
-        positions); ids with no events last, in their given order. Audited in this order,
-        a batch's hands are those one stretch of the log holds, sealed by the same few
-        commits: each seal is read, decoded and verified for one batch or two, where in
-        hand-id order (a table's hands across its whole life) every batch needs seals of
-        the whole log — decoded again once they outnumber what the auditor remembers,
+        """``ids`` (each once) in the order the log opened them (their opening events'
+        global positions); ids with no events last, in their given order. Audited in this
+        order, a batch's hands are those one stretch of the log holds, sealed by the same
+        few commits: each seal is read, decoded and verified for one batch or two, where
+        in hand-id order (a table's hands across its whole life) every batch needs seals
+        of the whole log — decoded again once they outnumber what the auditor remembers,
         and by every forked worker (docs/performance.md, "Audits in log order")."""
         todo = list(dict.fromkeys(ids))
         at = self.store.log_positions(todo)
