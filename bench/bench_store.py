@@ -3,12 +3,15 @@
     .venv/bin/python bench/bench_store.py                       # SQLite in a temp dir
     .venv/bin/python bench/bench_store.py --url postgresql://postgres@127.0.0.1/test
     .venv/bin/python bench/bench_store.py --batches 50 --streams 100 --events 15
+    .venv/bin/python bench/bench_store.py --tables 50 --players 8  # whose postings
 
 Each batch is one unit of work: ``--streams`` new hand streams of ``--events`` events
 each, registered, appended and closed by one dealer seal over all their heads. Events
 and seals are built before the clock starts, so the figure is the store's alone. Then
 the same hands are settled (one balanced ledger transaction plus one settlement record
-per hand, a batch per unit of work) and read back (events and seals, a batch at a time).
+per hand, a batch per unit of work: a posting for each of ``--players`` players of the
+hand's table, one of ``--tables``, and the house's, as a table's hands post) and read
+back (events and seals, a batch at a time).
 On PostgreSQL the bench runs in a throw-away schema.
 """
 
@@ -40,14 +43,14 @@ from croupier.store import (
 
 
 def build(
-    signer: Signer, batches: int, streams: int, events: int
+    signer: Signer, batches: int, streams: int, events: int, tables: int
 ) -> list[tuple[list[StreamInfo], list[Event], Seal]]:
     out = []
     for b in range(batches):
         infos, evs = [], []
         for s in range(streams):
             sid = f"h-{b:05d}-{s:04d}"
-            infos.append(StreamInfo(sid, "hand", "baccarat", f"t{s % 4}", None, 1_000 + b))
+            infos.append(StreamInfo(sid, "hand", "baccarat", f"t{s % tables}", None, 1_000 + b))
             w = StreamWriter(sid)
             for i in range(events):
                 w.append(signer, "bet" if i < events // 2 else "card", {"seat": i % 8, "n": i})
@@ -61,10 +64,20 @@ def _per_hand(cpu_s: float, hands: int) -> str:
     return f"{cpu_s / hands * 1e6:,.1f} CPU µs/hand in this process"
 
 
-def run(store: Store, batches: int, streams: int, events: int) -> None:
+def _postings(table: int, players: int, n: int) -> tuple[Posting, ...]:
+    """Each of ``players`` players of ``table`` wins or loses an amount, the house the
+    rest: ``players`` + 1 accounts, every table's players their own."""
+    amounts = [((n * 7 + p * 13) % 21 - 10) * 100 for p in range(players)]
+    lines = [Posting(f"player:t{table}p{p}", a) for p, a in enumerate(amounts)]
+    return (*lines, Posting("house", -sum(amounts)))
+
+
+def run(
+    store: Store, batches: int, streams: int, events: int, tables: int = 50, players: int = 8
+) -> None:
     signer = FileSigner.generate("dealer")
     store.put_key(signer.public_entry())
-    work = build(signer, batches, streams, events)
+    work = build(signer, batches, streams, events, tables)
 
     t0, c0 = time.perf_counter(), time.process_time()
     for infos, evs, s in work:
@@ -82,14 +95,10 @@ def run(store: Store, batches: int, streams: int, events: int) -> None:
             LedgerTx(
                 f"settle:{i.stream_id}",
                 i.stream_id,
-                (
-                    Posting("player:alice", -100),
-                    Posting("player:bob", 95),
-                    Posting("rake:baccarat", 5),
-                ),
+                _postings(int(i.table_id[1:]), players, b * streams + n),
                 {"hand": i.stream_id},
             )
-            for i in infos
+            for n, i in enumerate(infos)
         ]
         with store.transaction() as uow:
             ids = uow.post_many(txs, 2_000 + b)
@@ -122,6 +131,8 @@ def main() -> None:
     ap.add_argument("--batches", type=int, default=40)
     ap.add_argument("--streams", type=int, default=100)
     ap.add_argument("--events", type=int, default=15)
+    ap.add_argument("--tables", type=int, default=50, help="the hands' tables (default 50)")
+    ap.add_argument("--players", type=int, default=8, help="players a table (default 8)")
     args = ap.parse_args()
 
     if args.url is None:
@@ -129,7 +140,7 @@ def main() -> None:
             store = Store.open(f"sqlite:///{d}/bench.sqlite", upgrade=True)
             print(f"backend: sqlite ({sa.__version__})")
             try:
-                run(store, args.batches, args.streams, args.events)
+                run(store, args.batches, args.streams, args.events, args.tables, args.players)
             finally:
                 store.close()
         return
@@ -143,7 +154,7 @@ def main() -> None:
     try:
         migrate(engine)
         print(f"backend: {engine.dialect.name}")
-        run(Store(engine), args.batches, args.streams, args.events)
+        run(Store(engine), args.batches, args.streams, args.events, args.tables, args.players)
     finally:
         engine.dispose()
         with admin.connect() as c:

@@ -231,7 +231,7 @@ ledger_postings = Table(
     Column("line", Integer, primary_key=True),
     Column("account", String(ID_LEN), nullable=False),
     Column("amount", BigInteger, nullable=False),
-    Index(None, "account"),
+    # no index on ``account``: each posting of a hand would dirty a page of it (0015)
 )
 
 ledger_totals = Table(
