@@ -767,6 +767,11 @@ static PyMethodDef methods[] = {
     {"seal_root", accel_seal_root, METH_O,
      "A version-2 seal's Merkle root over its entries, or None where the pure path must "
      "compute it (no entries, or one not plain)."},
+    {"sha256", accel_sha256, METH_O,
+     "SHA-256 of a bytes-like object: its 32-byte digest (OpenSSL's block functions "
+     "directly where found, else hashlib)."},
+    {"sha256_direct", accel_sha256_direct, METH_NOARGS,
+     "The libcrypto whose SHA-256 functions are called directly, or None (hashlib's way)."},
     {"chain_intact", accel_chain_intact, METH_VARARGS,
      "Whether one stream's events are proven intact (False: not proven; "
      "croupier.events.verify_chain decides and names what is wrong)."},

@@ -7,7 +7,7 @@
 
 /* The functions and their arguments as croupier.accel.INTERFACE names them: raised with
  * every change of what the Python side calls. */
-#define ACCEL_INTERFACE 7
+#define ACCEL_INTERFACE 8
 
 /* _accel_chain.c: canonical text and the event chain */
 int accel_chain_init(void);
@@ -21,6 +21,8 @@ PyObject *accel_chain_intact(PyObject *self, PyObject *args);
 PyObject *accel_bind_seal_entry(PyObject *self, PyObject *args);
 PyObject *accel_seal_entries(PyObject *self, PyObject *data);
 PyObject *accel_seal_root(PyObject *self, PyObject *entries);
+PyObject *accel_sha256(PyObject *self, PyObject *arg);
+PyObject *accel_sha256_direct(PyObject *self, PyObject *unused);
 
 /* _accel_baccarat.c: a baccarat hand's events stepped */
 int accel_baccarat_init(void);

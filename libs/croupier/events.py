@@ -19,13 +19,13 @@ chain between them is intact.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from croupier import canonical
 from croupier.accel import native as _native
+from croupier.accel import sha256
 from croupier.errors import (
     ChainError,
     IntegrityError,
@@ -43,7 +43,7 @@ SEAL_DOMAIN = "seal"
 
 
 def _event_hash(header: bytes, payload: bytes) -> bytes:
-    return hashlib.sha256(EVENT_TAG + header + b"\n" + payload).digest()
+    return sha256(EVENT_TAG + header + b"\n" + payload)
 
 
 def _hash_of(
@@ -352,7 +352,7 @@ class Seal(ByFields):
     @property
     def seal_id(self) -> str:
         """Deterministic id (used as the JetStream ``Nats-Msg-Id`` of its batch)."""
-        return hashlib.sha256(self.signature).hexdigest()[:32]
+        return sha256(self.signature).hex()[:32]
 
     def check_key(self, registry: KeyRegistry, seen_at_ms: int | None = None) -> None:
         """The registry's validity rules for this seal's key (see

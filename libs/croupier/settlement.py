@@ -9,7 +9,6 @@ for rake revenue. A hand's postings are the net deltas and sum to exactly zero.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from croupier.accel import sha256
 from croupier.errors import MoneyError
 from croupier.games.base import Engine, HandState
 from croupier.money.record import RECORD_VERSION, RECORD_VERSIONS, SettlementResult
@@ -125,7 +125,7 @@ def settlement_of(
         hand_id=hand_id,
         variant=variant,
         record_bytes=body,
-        record_hash=hashlib.sha256(body).hexdigest(),
+        record_hash=sha256(body).hex(),
         postings=postings_for(result.deltas, rake, variant),
         rake=rake,
         staked=sum(result.staked.values()),

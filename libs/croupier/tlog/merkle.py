@@ -25,6 +25,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from croupier.accel import sha256
 from croupier.errors import IntegrityError, InvalidInput
 
 HASH_LEN = 32
@@ -42,11 +43,11 @@ class ProofError(IntegrityError):
 
 
 def leaf_hash(data: bytes) -> bytes:
-    return hashlib.sha256(b"\x00" + data).digest()
+    return sha256(b"\x00" + data)
 
 
 def node_hash(left: bytes, right: bytes) -> bytes:
-    return hashlib.sha256(b"\x01" + left + right).digest()
+    return sha256(b"\x01" + left + right)
 
 
 def _split(n: int) -> int:
@@ -65,12 +66,11 @@ def root_from_leaf_hashes(hashes: Sequence[bytes]) -> bytes:
     for h in level:
         if len(h) != HASH_LEN:
             raise InvalidInput("a leaf hash is 32 bytes")
-    sha256 = hashlib.sha256
     while (n := len(level)) > 1:
         even = n & ~1
         pairs = zip(level[0:even:2], level[1:even:2], strict=True)
         carried = level[even:]  # the odd node, or nothing
-        level = [sha256(b"\x01" + a + b).digest() for a, b in pairs]
+        level = [sha256(b"\x01" + a + b) for a, b in pairs]
         level += carried
     return level[0]
 
