@@ -772,6 +772,9 @@ static PyMethodDef methods[] = {
      "directly where found, else hashlib)."},
     {"sha256_direct", accel_sha256_direct, METH_NOARGS,
      "The libcrypto whose SHA-256 functions are called directly, or None (hashlib's way)."},
+    {"slotted_maker", accel_slotted_maker, METH_VARARGS,
+     "A callable building a frozen slotted class from its fields in order "
+     "(croupier.accel.maker checks the class)."},
     {"chain_intact", accel_chain_intact, METH_VARARGS,
      "Whether one stream's events are proven intact (False: not proven; "
      "croupier.events.verify_chain decides and names what is wrong)."},

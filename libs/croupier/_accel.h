@@ -23,6 +23,7 @@ PyObject *accel_seal_entries(PyObject *self, PyObject *data);
 PyObject *accel_seal_root(PyObject *self, PyObject *entries);
 PyObject *accel_sha256(PyObject *self, PyObject *arg);
 PyObject *accel_sha256_direct(PyObject *self, PyObject *unused);
+PyObject *accel_slotted_maker(PyObject *self, PyObject *args);
 
 /* _accel_baccarat.c: a baccarat hand's events stepped */
 int accel_baccarat_init(void);

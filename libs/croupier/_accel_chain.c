@@ -42,6 +42,10 @@
  * algorithm fetched, a method called, the object freed); the direct way ~0.05.
  * sha256_direct() says which way is taken (the name of the library, or None).
  *
+ * slotted_maker(cls, names) -> callable: builds ``cls`` (a frozen dataclass with slots,
+ * croupier.accel.maker checks) from its fields in order, each slot set once, as the
+ * events are built, without __init__'s calls of object.__setattr__.
+ *
  * chain_intact(events, check_payloads) -> bool: True when croupier.events.verify_chain
  * would accept ``events`` (one stream, seq 0.., each previous hash the one before's
  * hash, each payload canonical with an object at its top when ``check_payloads``, each
@@ -554,6 +558,67 @@ static PyObject *slotted_of(PyTypeObject *type, PyMemberDef **slots, int n,
         }
     }
     return e;
+}
+
+/* slotted_maker(cls, names): a callable that builds ``cls`` from its fields given
+ * positionally, as slotted_of builds an event (croupier.accel.maker checks that ``cls``
+ * is a frozen dataclass with slots whose __init__ does nothing more). Its state rides in
+ * a capsule, the callable's self. */
+typedef struct {
+    PyTypeObject *type;
+    int n;
+    PyMemberDef *slots[];
+} Maker;
+
+#define MAKER_NAME "croupier._accel.maker"
+
+static void maker_free(PyObject *capsule) {
+    Maker *m = PyCapsule_GetPointer(capsule, MAKER_NAME);
+    if (m == NULL) return;
+    Py_XDECREF(m->type);
+    PyMem_Free(m);
+}
+
+static PyObject *maker_call(PyObject *capsule, PyObject *const *args, Py_ssize_t nargs) {
+    Maker *m = PyCapsule_GetPointer(capsule, MAKER_NAME);
+    if (m == NULL) return NULL;
+    if (nargs != m->n) {
+        PyErr_Format(PyExc_TypeError, "%s takes %d fields, not %zd", m->type->tp_name, m->n,
+                     nargs);
+        return NULL;
+    }
+    return slotted_of(m->type, m->slots, m->n, args);
+}
+
+static PyMethodDef maker_def = {
+    "make", (PyCFunction)(void (*)(void))maker_call, METH_FASTCALL,
+    "An instance from its fields in order (croupier.accel.maker)."};
+
+PyObject *accel_slotted_maker(PyObject *self, PyObject *args) {
+    PyObject *cls, *names;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &cls, &PyTuple_Type, &names)) return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(names);
+    if (n > 64) {
+        PyErr_SetString(PyExc_ValueError, "at most 64 fields");
+        return NULL;
+    }
+    Maker *m = PyMem_Calloc(1, sizeof(Maker) + (size_t)n * sizeof(PyMemberDef *));
+    if (m == NULL) return PyErr_NoMemory();
+    if (bind_slots(cls, names, (int)n, ((PyTypeObject *)cls)->tp_name, m->slots) < 0) {
+        PyMem_Free(m);
+        return NULL;
+    }
+    m->type = (PyTypeObject *)Py_NewRef(cls);
+    m->n = (int)n;
+    PyObject *capsule = PyCapsule_New(m, MAKER_NAME, maker_free);
+    if (capsule == NULL) {
+        Py_DECREF(m->type);
+        PyMem_Free(m);
+        return NULL;
+    }
+    PyObject *f = PyCFunction_New(&maker_def, capsule);
+    Py_DECREF(capsule);
+    return f;
 }
 
 PyObject *accel_bind_event(PyObject *self, PyObject *args) {

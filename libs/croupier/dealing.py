@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from croupier import fair
+from croupier.accel import maker
 from croupier.errors import (
     ActionRejected,
     AlreadyExists,
@@ -71,6 +72,9 @@ class TableRow:
     hand_count: int
     hand_id: str | None  # the unfinished hand
     carry: dict[str, Any]
+
+
+_new_table_row = maker(TableRow)
 
 
 @dataclass(slots=True)
@@ -159,7 +163,7 @@ class Table:
     carry: dict[str, Any] = field(default_factory=dict)  # the last closed hand's carry
 
     def row(self, open_: bool = True) -> TableRow:
-        return TableRow(
+        return _new_table_row(  # TableRow's fields in order
             self.table_id,
             self.variant,
             self.client_seed,

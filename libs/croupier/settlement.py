@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from croupier.accel import sha256
+from croupier.accel import maker, sha256
 from croupier.errors import MoneyError
 from croupier.games.base import Engine, HandState
 from croupier.money.record import RECORD_VERSION, RECORD_VERSIONS, SettlementResult
@@ -85,6 +85,9 @@ class HandSettlement:
         return f"settle:{self.hand_id}"
 
 
+_new_settlement = maker(HandSettlement)
+
+
 def account_for(participant: str, variant: str) -> str:
     if participant == HOUSE:
         return f"house:{variant}"
@@ -121,19 +124,19 @@ def settlement_of(
     ``result`` (:func:`settle_state`)."""
     body = result.record_body(record_version)
     rake = int(result.total_rake)
-    return HandSettlement(
-        hand_id=hand_id,
-        variant=variant,
-        record_bytes=body,
-        record_hash=sha256(body).hex(),
-        postings=postings_for(result.deltas, rake, variant),
-        rake=rake,
-        staked=sum(result.staked.values()),
-        # a loss beyond the stake (百人 multipliers) is no negative payout: count what
-        # is paid back
-        returned=sum([v for v in result.returned.values() if v > 0]),
-        result=result,
-        record_version=record_version,
+    return _new_settlement(  # HandSettlement's fields in order
+        hand_id,
+        variant,
+        body,
+        sha256(body).hex(),
+        postings_for(result.deltas, rake, variant),
+        rake,
+        sum(result.staked.values()),
+        # returned: a loss beyond the stake (百人 multipliers) is no negative payout,
+        # count what is paid back
+        sum([v for v in result.returned.values() if v > 0]),
+        result,
+        record_version,
     )
 
 

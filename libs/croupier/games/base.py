@@ -74,6 +74,7 @@ from functools import cache
 from itertools import islice
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
+from croupier.accel import maker
 from croupier.cards import DeckSpec
 from croupier.errors import (
     ActionRejected,
@@ -273,6 +274,9 @@ class Seat:
     stack: int  # minor units carried into the hand
 
 
+_new_seat = maker(Seat)
+
+
 @dataclass(frozen=True, slots=True)
 class Deal:
     """One card the dealer must deal next: to a target, face up or down."""
@@ -358,7 +362,7 @@ def parse_opened(
             raise RuleViolation(
                 f"player {player!r} is listed with two different stacks", reason="bad_stack"
             )
-        seats[seat_no] = Seat(seat_no, player, stack)
+        seats[seat_no] = _new_seat(seat_no, player, stack)
         players[player] = stack
     return Opened(table, hand_no, shoe_hand_no, seats)
 

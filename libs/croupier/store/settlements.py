@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from croupier import canonical
+from croupier.accel import maker
 from croupier.errors import IdempotencyConflict, InvalidInput, NotFound
 from croupier.store import schema
 from croupier.store.db import (
@@ -117,18 +118,21 @@ def _check(s: Settlement) -> None:
         raise InvalidInput("settled_at_ms must be a non-negative integer")
 
 
+_new_settlement = maker(Settlement)
+
+
 def _row(r: AnyRow | Sequence[Any]) -> Settlement:
     """A settlement from a row of ``select(settlements)``, read by position (a row or the
     driver's tuple: :func:`~croupier.store.db.select_rows`)."""
     hand_id, variant, table_id, tx_id, record, record_hash, settled_at_ms = r
-    return Settlement(
-        hand_id=hand_id,
-        variant=variant,
-        table_id=table_id,
-        tx_id=int(tx_id),
-        record=bytes(record),
-        record_hash=bytes(record_hash),
-        settled_at_ms=int(settled_at_ms),
+    return _new_settlement(  # Settlement's fields in order
+        hand_id,
+        variant,
+        table_id,
+        int(tx_id),
+        bytes(record),
+        bytes(record_hash),
+        int(settled_at_ms),
     )
 
 

@@ -66,6 +66,7 @@ from enum import Enum
 from fractions import Fraction
 from typing import Protocol
 
+from croupier.accel import maker
 from croupier.cards import RANKS, SUITS
 from croupier.errors import ConfigError, InvalidInput, NotationError, RuleViolation
 
@@ -317,6 +318,9 @@ class Coup:
         return self.winner is Winner.BANKER and self.banker_total == 6
 
 
+_new_coup = maker(Coup)
+
+
 def _winner(player_total: int, banker_total: int) -> Winner:
     if player_total > banker_total:
         return Winner.PLAYER
@@ -345,17 +349,17 @@ def _coup(
 ) -> Coup:
     player_total = sum(player_points) % 10
     banker_total = sum(banker_points) % 10
-    return Coup(
-        player_cards=player_cards,
-        banker_cards=banker_cards,
-        player_total=player_total,
-        banker_total=banker_total,
-        winner=_winner(player_total, banker_total),
-        natural=_is_natural((player_points[0] + player_points[1]) % 10)
+    return _new_coup(  # Coup's fields in order
+        player_cards,
+        banker_cards,
+        player_total,
+        banker_total,
+        _winner(player_total, banker_total),
+        _is_natural((player_points[0] + player_points[1]) % 10)
         or _is_natural((banker_points[0] + banker_points[1]) % 10),
-        player_pair=player_cards[0][0] == player_cards[1][0],
-        banker_pair=banker_cards[0][0] == banker_cards[1][0],
-        card_count=len(player_cards) + len(banker_cards),
+        player_cards[0][0] == player_cards[1][0],
+        banker_cards[0][0] == banker_cards[1][0],
+        len(player_cards) + len(banker_cards),
     )
 
 
