@@ -330,7 +330,8 @@ class Auditor:
             ids = self.in_log_order(hands_of_the_log)
             self._check_tlog(out, log_key, held)
         else:
-            ids = self.in_log_order(self.hand_ids(since_ms=since_ms, until_ms=until_ms))
+            # the window's hands in the order they opened, a page an index range
+            ids = self.in_log_order(self.store.hands_opened(since_ms, until_ms))
         out.total = len(ids)
         for n, rep in enumerate(self.audit_range(ids, facts=facts, jobs=jobs, records=False), 1):
             out.add(rep)

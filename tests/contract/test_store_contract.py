@@ -421,6 +421,26 @@ def test_log_positions_are_the_opening_events_places_in_append_order(
     assert store.log_positions([]) == {}
 
 
+def test_hands_opened_pages_a_window_in_the_order_the_hands_opened(store: Store) -> None:
+    """A time window's hands in the order they opened (ties by id), across pages that
+    split a tie, shoes left out, each bound as ``since <= t < until`` or open."""
+    infos = [info(f"h{i:02d}", at=1_000 + (i * 7 % 12) * 10) for i in range(30)]
+    infos.append(info("s1", kind="shoe", at=1_050))
+    random.Random(3).shuffle(infos)
+    store.register_streams(infos)
+    hands = sorted((s.opened_at_ms, s.stream_id) for s in infos if s.kind == "hand")
+    assert list(store.hands_opened()) == [sid for _, sid in hands]
+    for page in (1, 4, 7, 1000):  # ties of three hands at each time, split by a page
+        assert list(store.hands_opened(1_020, 1_090, page=page)) == [
+            sid for at, sid in hands if 1_020 <= at < 1_090
+        ]
+    assert list(store.hands_opened(since_ms=1_100)) == [sid for at, sid in hands if at >= 1_100]
+    assert list(store.hands_opened(until_ms=1_010, page=2)) == [
+        sid for at, sid in hands if at < 1_010
+    ]
+    assert list(store.hands_opened(5_000)) == []
+
+
 def test_list_streams_filters_and_paging(store: Store) -> None:
     infos = [
         info(

@@ -45,7 +45,23 @@ QUERIES: dict[str, tuple[Any, set[str]]] = {
     ),
     "closed hands without outcome": (
         ev.closed_hands_query(1_000),
-        {"ix_streams_opened_at_ms"},
+        {"ix_streams_opened_at_ms_stream_id"},
+    ),
+    "a variant's hands, a later page (croupier audit --variant, ListHands)": (
+        ev.streams_query(kind="hand", variant="baccarat", after_stream_id="t1_h5", limit=1000),
+        {"ix_streams_variant_stream_id"},
+    ),
+    "a table's hands, a later page": (
+        ev.streams_query(kind="hand", table_id="t1", after_stream_id="t1_h5", limit=1000),
+        {"ix_streams_table_id_stream_id"},
+    ),
+    "a time window's hands, the first page (croupier audit --day)": (
+        ev.opened_hands_query(1_000, 2_000, None, 1000),
+        {"ix_streams_opened_at_ms_stream_id"},
+    ),
+    "a time window's hands, a later page": (
+        ev.opened_hands_query(1_000, 2_000, (1_500, "t1_h5"), 1000),
+        {"ix_streams_opened_at_ms_stream_id"},
     ),
     "a relay's waiting rows": (
         (outbox._PENDING, {"producer": "dealer", "limit": 256}),

@@ -637,6 +637,34 @@ def list_streams(
     """Streams matching every given filter, ordered by id; ``since_ms``/``until_ms``
     bound ``opened_at_ms`` as ``since <= t < until``. Page with ``after_stream_id`` set
     to the last id of the previous page."""
+    q = streams_query(
+        kind=kind,
+        variant=variant,
+        table_id=table_id,
+        shoe_id=shoe_id,
+        since_ms=since_ms,
+        until_ms=until_ms,
+        after_stream_id=after_stream_id,
+        limit=limit,
+    )
+    return [_row_stream(r) for r in conn.execute(q)]
+
+
+def streams_query(
+    *,
+    kind: str | None = None,
+    variant: str | None = None,
+    table_id: str | None = None,
+    shoe_id: str | None = None,
+    since_ms: int | None = None,
+    until_ms: int | None = None,
+    after_stream_id: str | None = None,
+    limit: int = 1000,
+) -> sa.Select[Any]:
+    """:func:`list_streams`'s query. A page of a table's or a variant's streams is one
+    range of ``(table_id, stream_id)`` or ``(variant, stream_id)``; a time window alone
+    sorts the window's streams by id for each page (:meth:`EventLog.hands_opened` pages
+    a window by time instead)."""
     q = sa.select(_S).order_by(_S.c.stream_id).limit(max(0, limit))
     if kind is not None:
         q = q.where(_S.c.kind == kind)
@@ -652,7 +680,46 @@ def list_streams(
         q = q.where(_S.c.opened_at_ms < until_ms)
     if after_stream_id is not None:
         q = q.where(_S.c.stream_id > after_stream_id)
-    return [_row_stream(r) for r in conn.execute(q)]
+    return q
+
+
+def opened_hands_query(
+    since_ms: int | None, until_ms: int | None, after: tuple[int, str] | None, limit: int
+) -> sa.Select[Any]:
+    """A page of the hands opened in ``since_ms <= t < until_ms`` (either open-ended),
+    ordered by the time they opened, then id, after ``after`` (the last page's last
+    ``(opened_at_ms, stream_id)``): one range of the ``(opened_at_ms, stream_id)`` index
+    a page, whatever the window holds."""
+    q = (
+        sa.select(_S.c.opened_at_ms, _S.c.stream_id)
+        .where(_S.c.kind == "hand")
+        .order_by(_S.c.opened_at_ms, _S.c.stream_id)
+        .limit(max(0, limit))
+    )
+    if after is not None:
+        # a row value, the page's only lower bound (it is past ``since_ms``): the range
+        # starts there, not at the window's start
+        at, sid = after
+        q = q.where(sa.tuple_(_S.c.opened_at_ms, _S.c.stream_id) > sa.tuple_(at, sid))
+    elif since_ms is not None:
+        q = q.where(_S.c.opened_at_ms >= since_ms)
+    if until_ms is not None:
+        q = q.where(_S.c.opened_at_ms < until_ms)
+    return q
+
+
+def opened_hands(
+    conn: Connection,
+    since_ms: int | None,
+    until_ms: int | None,
+    after: tuple[int, str] | None = None,
+    limit: int = 1000,
+) -> list[tuple[int, str]]:
+    """A page of :func:`opened_hands_query`: ``(opened_at_ms, stream_id)`` pairs."""
+    return [
+        (int(t), str(s))
+        for t, s in conn.execute(opened_hands_query(since_ms, until_ms, after, limit))
+    ]
 
 
 def closed_hands_query(since_ms: int, until_ms: int | None = None) -> sa.Select[Any]:
@@ -794,6 +861,23 @@ class EventLog(Database):
                 after_stream_id=after_stream_id,
                 limit=limit,
             )
+
+    def hands_opened(
+        self, since_ms: int | None = None, until_ms: int | None = None, page: int = 1000
+    ) -> Iterator[str]:
+        """The ids of the hands opened in ``since_ms <= t < until_ms`` (either bound may
+        be left open), in the order they opened (ties by id), read a page at a time, each
+        page one index range (:func:`opened_hands_query`): listing a window costs what
+        the window holds, not the log (``list_streams`` orders by id, so a window's page
+        sorts the window)."""
+        after: tuple[int, str] | None = None
+        while True:
+            with self._read() as conn:
+                rows = opened_hands(conn, since_ms, until_ms, after, page)
+            yield from (sid for _, sid in rows)
+            if len(rows) < page:
+                return
+            after = rows[-1]
 
     def closed_hands_without_outcome(
         self, since_ms: int, until_ms: int | None = None

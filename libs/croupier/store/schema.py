@@ -91,8 +91,10 @@ streams = Table(
     Column("opened_at_ms", BigInteger, nullable=False),
     CheckConstraint("kind IN ('hand', 'shoe')", name="kind"),
     Index(None, "table_id", "stream_id"),
-    Index(None, "variant"),
-    Index(None, "opened_at_ms"),
+    # a variant's hands and the hands of a time window, each in the order they are paged
+    # (by id; by time then id), a page read as a range (0016)
+    Index(None, "variant", "stream_id"),
+    Index(None, "opened_at_ms", "stream_id"),
 )
 
 events = Table(
