@@ -622,34 +622,6 @@ def stream_info(conn: Connection, stream_id: str) -> StreamInfo:
     return _row_stream(r)
 
 
-def list_streams(
-    conn: Connection,
-    *,
-    kind: str | None = None,
-    variant: str | None = None,
-    table_id: str | None = None,
-    shoe_id: str | None = None,
-    since_ms: int | None = None,
-    until_ms: int | None = None,
-    after_stream_id: str | None = None,
-    limit: int = 1000,
-) -> list[StreamInfo]:
-    """Streams matching every given filter, ordered by id; ``since_ms``/``until_ms``
-    bound ``opened_at_ms`` as ``since <= t < until``. Page with ``after_stream_id`` set
-    to the last id of the previous page."""
-    q = streams_query(
-        kind=kind,
-        variant=variant,
-        table_id=table_id,
-        shoe_id=shoe_id,
-        since_ms=since_ms,
-        until_ms=until_ms,
-        after_stream_id=after_stream_id,
-        limit=limit,
-    )
-    return [_row_stream(r) for r in conn.execute(q)]
-
-
 def streams_query(
     *,
     kind: str | None = None,
@@ -661,7 +633,10 @@ def streams_query(
     after_stream_id: str | None = None,
     limit: int = 1000,
 ) -> sa.Select[Any]:
-    """:func:`list_streams`'s query. A page of a table's or a variant's streams is one
+    """Streams matching every given filter, ordered by id; ``since_ms``/``until_ms``
+    bound ``opened_at_ms`` as ``since <= t < until``; page with ``after_stream_id`` set
+    to the last id of the previous page (:meth:`EventLog.list_streams`). A page of a
+    table's or a variant's streams is one
     range of ``(table_id, stream_id)`` or ``(variant, stream_id)``; a time window alone
     sorts the window's streams by id for each page (:meth:`EventLog.hands_opened` pages
     a window by time instead)."""
@@ -849,18 +824,18 @@ class EventLog(Database):
         after_stream_id: str | None = None,
         limit: int = 1000,
     ) -> list[StreamInfo]:
+        q = streams_query(
+            kind=kind,
+            variant=variant,
+            table_id=table_id,
+            shoe_id=shoe_id,
+            since_ms=since_ms,
+            until_ms=until_ms,
+            after_stream_id=after_stream_id,
+            limit=limit,
+        )
         with self._read() as conn:
-            return list_streams(
-                conn,
-                kind=kind,
-                variant=variant,
-                table_id=table_id,
-                shoe_id=shoe_id,
-                since_ms=since_ms,
-                until_ms=until_ms,
-                after_stream_id=after_stream_id,
-                limit=limit,
-            )
+            return [_row_stream(r) for r in conn.execute(q)]
 
     def hands_opened(
         self, since_ms: int | None = None, until_ms: int | None = None, page: int = 1000
