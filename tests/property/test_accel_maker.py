@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 from croupier import accel
 from croupier.accel import maker
+from croupier.dealing import TableRow
 from croupier.games.baccarat.rules import Coup, Winner
 from croupier.games.base import Seat
-from croupier.dealing import TableRow
 from croupier.settlement import HandSettlement
 from croupier.store.settlements import Settlement
 
