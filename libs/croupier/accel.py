@@ -38,6 +38,17 @@ reference, which is always kept. What it computes natively:
   ``Shape.is_win`` of :mod:`croupier.games.mahjong.win`, with or without wilds, and
   ``Shape.waits`` without): the question every other player's hand is asked at each
   discard, and 查大叫's of every tile at the wall's end.
+* frozen dataclasses built from their fields (``maker``): each slot set once, as the
+  events are built, without ``__init__``'s calls of ``object.__setattr__`` (a
+  ``Seat`` ~5× faster to build), for the domain records a hand makes many of;
+  ``tests/property/test_accel_maker.py`` checks the made instances equal ``__init__``'s.
+* SHA-256 itself (``sha256``, and every digest the chain part takes): OpenSSL's block
+  functions called directly in the libcrypto Python's hashlib has loaded, checked
+  against hashlib at import, ~0.6 µs a digest less than through a hashlib object; where
+  they are not found, through hashlib. ``CROUPIER_SHA256_HASHLIB`` set at import keeps
+  the extension on hashlib's way (a comparison); ``native.sha256_direct()`` names the
+  library or answers None. ``tests/property/test_accel_sha256.py`` checks the two
+  ways against hashlib.
 
 The native result is the pure path's byte for byte:
 ``tests/property/test_accel_differential.py`` compares the two over every variant's hands
@@ -49,17 +60,6 @@ corpus of legal and spoilt baccarat hands under four configs,
 ``tests/property/test_accel_poker.py`` the tables whole and rows over random hands,
 ``tests/property/test_accel_mahjong.py`` every count of a suit and random hands.
 
-* frozen dataclasses built from their fields (``maker``): each slot set once, as the
-  events are built, without ``__init__``'s calls of ``object.__setattr__`` (a
-  ``Seat`` 0.5 → 0.1 µs), for the domain records a hand makes many of;
-  ``tests/property/test_accel_maker.py`` checks the made instances equal ``__init__``'s.
-* SHA-256 itself (``sha256``, and every digest the chain part takes): OpenSSL's block
-  functions called directly in the libcrypto Python's hashlib has loaded, checked
-  against hashlib at import, ~0.6 µs a digest less than through a hashlib object; where
-  they are not found, through hashlib. ``CROUPIER_SHA256_HASHLIB`` set at import keeps
-  the extension on hashlib's way (a comparison); ``native.sha256_direct()`` names the
-  library or answers None. ``tests/property/test_accel_sha256.py`` checks the two
-  ways against hashlib.
 ``CROUPIER_NATIVE=0`` in the environment turns it off for a process (a comparison, or
 a doubt); ``CROUPIER_NATIVE=require`` makes its absence an error at import (CI, which
 must test the path it ships). Any other value: on when built.

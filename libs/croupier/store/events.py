@@ -636,10 +636,9 @@ def streams_query(
     """Streams matching every given filter, ordered by id; ``since_ms``/``until_ms``
     bound ``opened_at_ms`` as ``since <= t < until``; page with ``after_stream_id`` set
     to the last id of the previous page (:meth:`EventLog.list_streams`). A page of a
-    table's or a variant's streams is one
-    range of ``(table_id, stream_id)`` or ``(variant, stream_id)``; a time window alone
-    sorts the window's streams by id for each page (:meth:`EventLog.hands_opened` pages
-    a window by time instead)."""
+    table's or a variant's streams is one range of ``(table_id, stream_id)`` or
+    ``(variant, stream_id)``; a time window alone sorts the window's streams by id for
+    each page (:meth:`EventLog.hands_opened` pages a window by time instead)."""
     q = sa.select(_S).order_by(_S.c.stream_id).limit(max(0, limit))
     if kind is not None:
         q = q.where(_S.c.kind == kind)
