@@ -64,11 +64,11 @@ def _per_hand(cpu_s: float, hands: int) -> str:
     return f"{cpu_s / hands * 1e6:,.1f} CPU µs/hand in this process"
 
 
-def _postings(table: int, players: int, n: int) -> tuple[Posting, ...]:
+def _postings(table: str, players: int, n: int) -> tuple[Posting, ...]:
     """Each of ``players`` players of ``table`` wins or loses an amount, the house the
     rest: ``players`` + 1 accounts, every table's players their own."""
     amounts = [((n * 7 + p * 13) % 21 - 10) * 100 for p in range(players)]
-    lines = [Posting(f"player:t{table}p{p}", a) for p, a in enumerate(amounts)]
+    lines = [Posting(f"player:{table}p{p}", a) for p, a in enumerate(amounts)]
     return (*lines, Posting("house", -sum(amounts)))
 
 
@@ -95,7 +95,7 @@ def run(
             LedgerTx(
                 f"settle:{i.stream_id}",
                 i.stream_id,
-                _postings(int(i.table_id[1:]), players, b * streams + n),
+                _postings(i.table_id, players, b * streams + n),
                 {"hand": i.stream_id},
             )
             for n, i in enumerate(infos)
