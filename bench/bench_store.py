@@ -12,7 +12,11 @@ the same hands are settled (one balanced ledger transaction plus one settlement 
 per hand, a batch per unit of work: a posting for each of ``--players`` players of the
 hand's table, one of ``--tables``, and the house's, as a table's hands post) and read
 back (events and seals, a batch at a time).
-On PostgreSQL the bench runs in a throw-away schema.
+On PostgreSQL the bench runs in a throw-away schema; as the services do on a server
+without autovacuum (:class:`croupier.store.planner.TableKeeper`), the tables that grew
+past autovacuum's threshold are analyzed every ``KEEP_EVERY`` batches (else the planner,
+with no statistics, scans the ledger for each batch's lookups); each phase also reports
+the server's CPU a hand (every ``postgres`` process of this machine, :mod:`cpu`).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "libs"))
 
 import sqlalchemy as sa
+from cpu import postgres_cpu_seconds
 
 from croupier.events import Event, Seal, StreamWriter, heads_of, seal
 from croupier.signing import FileSigner, Signer
@@ -40,6 +45,11 @@ from croupier.store import (
     migrate,
     normalise_url,
 )
+from croupier.store.planner import TableKeeper
+
+KEEP_EVERY = 10
+"""Batches between two passes of the table keeper on PostgreSQL (the services' keeper
+runs every 30 s, ~10,000 hands at their rates: here a pass is due sooner)."""
 
 
 def build(
@@ -59,9 +69,23 @@ def build(
     return out
 
 
-def _per_hand(cpu_s: float, hands: int) -> str:
-    """This process's CPU a hand (a database server's own is not in it)."""
-    return f"{cpu_s / hands * 1e6:,.1f} CPU µs/hand in this process"
+class Clock:
+    """A phase's wall time, this process's CPU and the PostgreSQL server's (on this
+    machine, when it can be read)."""
+
+    def __init__(self, server: bool) -> None:
+        self.server = server
+        self.t0, self.c0 = time.perf_counter(), time.process_time()
+        self.s0 = postgres_cpu_seconds() if server else None
+
+    def rate(self, hands: int, events: int | None = None) -> tuple[float, str]:
+        dt, cpu = time.perf_counter() - self.t0, time.process_time() - self.c0
+        s1 = postgres_cpu_seconds() if self.server else None
+        per = f"{cpu / hands * 1e6:,.1f} CPU µs/hand in this process"
+        if self.s0 is not None and s1 is not None:
+            per += f", {(s1 - self.s0) / hands * 1e6:,.1f} in the server"
+        head = f"{events / dt:,.0f} events/s (" if events is not None else ""
+        return dt, f"{head}{hands / dt:,.0f} hands/s, {per}{')' if head else ''}"
 
 
 def _postings(table: str, players: int, n: int) -> tuple[Posting, ...]:
@@ -79,17 +103,20 @@ def run(
     store.put_key(signer.public_entry())
     work = build(signer, batches, streams, events, tables)
 
-    t0, c0 = time.perf_counter(), time.process_time()
-    for infos, evs, s in work:
+    server = store.engine.dialect.name == "postgresql"
+    keeper = TableKeeper(store.engine, always=True)
+    clock = Clock(server)
+    for b, (infos, evs, s) in enumerate(work):
         with store.transaction() as uow:
             uow.append(evs, [s], infos)
-    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+        if b % KEEP_EVERY == KEEP_EVERY - 1:
+            keeper.once()
     n = batches * streams * events
     hands = batches * streams
-    rate = f"{n / dt:,.0f} events/s ({hands / dt:,.0f} hands/s, {_per_hand(cpu, hands)})"
+    dt, rate = clock.rate(hands, n)
     print(f"append : {n} events in {dt:.2f} s = {rate}")
 
-    t0, c0 = time.perf_counter(), time.process_time()
+    clock = Clock(server)
     for b, (infos, _, _) in enumerate(work):
         txs = [
             LedgerTx(
@@ -108,18 +135,18 @@ def run(
                     for i, tx_id in zip(infos, ids, strict=True)
                 ]
             )
-    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
-    rate = f"{hands / dt:,.0f} hands/s, {_per_hand(cpu, hands)}"
+        if b % KEEP_EVERY == KEEP_EVERY - 1:
+            keeper.once()
+    dt, rate = clock.rate(hands)
     print(f"settle : {hands} hands in {dt:.2f} s = {rate}")
 
-    t0, c0 = time.perf_counter(), time.process_time()
+    clock = Clock(server)
     for infos, _, _ in work:
         names = [i.stream_id for i in infos]
         got = store.read_streams(names)
         store.seals_for_streams(names)
         assert sum(len(v) for v in got.values()) == streams * events
-    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
-    rate = f"{hands / dt:,.0f} hands/s, {_per_hand(cpu, hands)}"
+    dt, rate = clock.rate(hands)
     print(f"read   : {hands} hands in {dt:.2f} s = {rate}")
     assert store.count_events() == n
     assert sum(store.balances().values()) == 0

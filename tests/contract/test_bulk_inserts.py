@@ -1,6 +1,7 @@
 """``insert_rows`` on every backend writes what SQLAlchemy's insert writes: values of
 every column type the store uses, NULLs in every row of a column, and a duplicate key
-refused by the database with nothing written."""
+refused by the database with nothing written; ``insert_new`` writes the rows whose key
+is new and names them."""
 
 from __future__ import annotations
 
@@ -73,3 +74,28 @@ def test_a_batch_refused_in_a_savepoint_leaves_the_transaction_usable(engine: sa
         with pytest.raises(sa.exc.DataError), engine.begin() as c:
             db.insert_rows(c, ROWS, long)
         assert _read(engine, 0, 99) == rows
+
+
+def test_insert_new_writes_the_new_rows_and_names_them(engine: sa.Engine) -> None:
+    """``insert_new`` leaves a stored key as it is and takes the first of a key given
+    twice, every column type and NULLs written as SQLAlchemy writes them; with
+    ``returning`` it names the rows it wrote."""
+    META.create_all(engine)
+    rows = [
+        {
+            "id": i,
+            "big": None if i % 3 == 0 else -(2**62) + i,
+            "name": None if i % 2 else f"名{i}'\"%s",
+            "blob": None if i % 4 == 1 else bytes([i % 256, 0, 255]),
+            "text": None,
+        }
+        for i in range(300, 330)
+    ]
+    with engine.begin() as c:
+        assert db.insert_new(c, ROWS, rows[:10], ("id",)) == []
+    with engine.begin() as c:
+        again = [{**r, "name": "changed"} for r in rows[5:15]]  # 5..9 stored already
+        got = db.insert_new(c, ROWS, [*again, *rows[10:], rows[12]], ("id",), returning="id")
+    assert sorted(got) == list(range(310, 330))
+    want = [*rows[:10], *again[5:], *rows[15:]]
+    assert _read(engine, 300, 399) == want

@@ -4,9 +4,13 @@ sums over postings; migration 0008 backfills them from an existing ledger."""
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy import event
 
 from croupier.store import LedgerTx, Posting, RakeTotal, Store, create_engine, migrate
 from croupier_services.audit import totals_mismatches
@@ -118,3 +122,54 @@ def test_migration_0008_backfills_from_existing_postings(tmp_path: Path) -> None
     }
     assert store.rake_summary() == [RakeTotal("baccarat", 5, 1)]
     assert store.balances() == store.summed_balances()
+
+
+def _statements(engine: sa.Engine, table: str) -> tuple[list[bool], Callable[[], None]]:
+    """Whether each statement SQLAlchemy sends that writes ``table`` is an
+    ``executemany``, as they run (SQLite's driver path runs past these events)."""
+    seen: list[bool] = []
+
+    def note(conn: Any, cursor: Any, statement: str, params: Any, ctx: Any, many: bool) -> None:
+        if statement.lstrip().upper().startswith("INSERT INTO") and f" {table} " in statement:
+            seen.append(many)
+
+    event.listen(engine, "before_cursor_execute", note)
+    return seen, lambda: event.remove(engine, "before_cursor_execute", note)
+
+
+def test_a_commit_adds_every_account_at_once_and_right(store: Store) -> None:
+    """400 players at 50 tables and the house in one commit: each account's total, count
+    of settled and of voided hands is what the postings say (counted here, apart),
+    amounts past 32 bits included; on PostgreSQL the totals of the whole
+    commit are one statement (:func:`croupier.store.db.insert_of_rows`), not one a row."""
+    rng = random.Random(18)
+    big = 2**50  # past 32 bits: the arrays' element type is bigint
+    txs = []
+    for h in range(50):
+        amounts = [rng.choice((rng.randrange(-10_000, 10_000), big, -big)) for _ in range(8)]
+        lines = [Posting(f"player:t{h}p{p}", a) for p, a in enumerate(amounts)]
+        txs.append(
+            LedgerTx(f"settle:t{h}_h1", f"t{h}_h1", (*lines, Posting("house", -sum(amounts))))
+        )
+    again = [LedgerTx(f"settle:t{h}_h2", f"t{h}_h2", txs[h].postings) for h in range(0, 50, 7)]
+    seen, stop = _statements(store.engine, "ledger_totals")
+    try:
+        store.post_many(txs, 1_000)
+        store.post_many(again, 2_000)
+        store.void("t7_h2", "misdeal", 3_000)
+    finally:
+        stop()
+    want: dict[str, list[int]] = {}
+    for tx in [*txs, *again]:
+        for p in tx.postings:
+            w = want.setdefault(p.account, [0, 0, 0])
+            w[0] += p.amount
+            w[1] += 1
+    for p in again[1].postings:  # t7_h2, voided: its postings reversed, counted as voided
+        want[p.account][0] -= p.amount
+        want[p.account][2] += 1
+    assert _totals(store) == {a: tuple(w) for a, w in want.items()}
+    assert len(want) == 401
+    assert store.balances() == store.summed_balances()
+    if store.engine.dialect.name == "postgresql":
+        assert seen == [False, False, False]  # a statement a commit, none an executemany

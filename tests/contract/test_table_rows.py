@@ -5,7 +5,10 @@ compiled once (``execute_each``), elsewhere through SQLAlchemy, with the same re
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
+from sqlalchemy import event
 
 from croupier.store import tables
 from croupier.store.tables import TableRecord
@@ -41,3 +44,30 @@ def test_tables_are_inserted_replaced_in_place_and_read_back(engine: sa.Engine) 
     assert [t.table_id for t in reg.open_tables()] == ["t1"]
     with engine.connect() as c:
         assert c.execute(sa.select(sa.func.count()).select_from(tables._T)).scalar_one() == 2
+
+
+def test_a_commit_of_many_tables_is_one_statement_on_postgresql(engine: sa.Engine) -> None:
+    """30 tables in one call, ``None`` and a non-ASCII carry among them, read back as put;
+    on PostgreSQL one ``INSERT … SELECT … FROM unnest(…)`` for all of them
+    (:func:`croupier.store.db.insert_of_rows`), not one statement a row."""
+    reg = tables.TableRegistry(engine)
+    rows = [
+        _t(f"t{i}", hand_count=i, hand_id=f"t{i}_h{i}" if i % 2 else None, carry={"名": i})
+        for i in range(30)
+    ]
+    reg.put_tables(rows[:10])
+    seen: list[bool] = []
+
+    def note(conn: Any, cur: Any, statement: str, params: Any, ctx: Any, many: bool) -> None:
+        if statement.lstrip().upper().startswith("INSERT INTO") and " dealer_tables " in statement:
+            seen.append(many)
+
+    event.listen(engine, "before_cursor_execute", note)
+    try:
+        assert reg.put_tables([_t(r.table_id, status="closed", shoe_id=None) for r in rows]) == 30
+    finally:
+        event.remove(engine, "before_cursor_execute", note)
+    for r in rows:
+        assert reg.get_table(r.table_id) == _t(r.table_id, status="closed", shoe_id=None)
+    if engine.dialect.name == "postgresql":
+        assert seen == [False]

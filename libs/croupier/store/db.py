@@ -355,7 +355,9 @@ def insert_new(
     cost for the few rows of a dealer commit (docs/performance.md, "The writer process
     over 874,816 hands"). With ``returning`` the rows go as one multi-row ``VALUES``
     (the driver's ``executemany`` returns no rows). Elsewhere SQLAlchemy's insert of
-    the dialect."""
+    the dialect (not :func:`insert_of_rows`' arrays: psycopg writes an array of
+    ``bytes`` as escaped text, which cost more than the statements a row it saves for
+    the outbox's payloads)."""
     if not rows:
         return []
     cols = tuple(rows[0])
@@ -524,6 +526,42 @@ def select_params(
             except sqlite3.Error as e:
                 raise sa_exc.DBAPIError.instance(sql, args, e, sqlite3.Error) from e
     return conn.execute(stmt, dict(params)).all()
+
+
+def insert_of_rows(dialect: Any, table: sa.Table, cols: tuple[str, ...]) -> Any:
+    """``dialect.insert(table)`` of rows with ``cols`` (``dialect``: the module
+    ``sqlalchemy.dialects.postgresql`` or ``.sqlite``, as :func:`per_dialect` passes
+    it), for :func:`execute_rows`; an ``ON CONFLICT`` clause may be added to it.
+
+    On PostgreSQL it is one statement for any number of rows: each column's values
+    bound as one array and the rows read back by ``unnest`` (``INSERT … SELECT … FROM
+    unnest(…)``). The driver's ``executemany`` ran an ``INSERT … ON CONFLICT`` a row,
+    the server planning and executing each: ~400 a settlement commit of 50 hands for
+    the ledger's running totals (docs/performance.md, "The running totals in one
+    statement"). Elsewhere a row's values (``VALUES``), run once a row."""
+    ins = dialect.insert(table)
+    if dialect is not postgresql:
+        return ins.values({c: sa.bindparam(c) for c in cols})
+    rows = (
+        sa.func.unnest(*(sa.bindparam(c, type_=postgresql.ARRAY(table.c[c].type)) for c in cols))
+        .table_valued(*cols)
+        .render_derived()
+    )
+    return ins.from_select(list(cols), sa.select(*(rows.c[c] for c in cols)))
+
+
+def execute_rows(conn: Connection, stmt: sa.Executable, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Run ``stmt``, built by :func:`insert_of_rows` for ``conn``'s database, for
+    ``rows`` (mappings with its columns, in its order): on PostgreSQL once, a column's
+    values an array in the rows' order; elsewhere once a row (:func:`execute_each`).
+    Rows an ``ON CONFLICT … DO UPDATE`` would change twice must not both be among
+    ``rows`` (PostgreSQL refuses such a statement)."""
+    if not rows:
+        return
+    if conn.dialect.name != "postgresql":
+        execute_each(conn, stmt, rows)
+        return
+    conn.execute(stmt, {c: [r[c] for r in rows] for c in rows[0]})
 
 
 def execute_each(conn: Connection, stmt: sa.Executable, rows: Sequence[Mapping[str, Any]]) -> int:

@@ -41,7 +41,8 @@ from croupier.store.db import (
     IDS,
     AnyRow,
     Database,
-    execute_each,
+    execute_rows,
+    insert_of_rows,
     insert_rows,
     is_sqlite,
     per_dialect,
@@ -288,10 +289,9 @@ def _insert(conn: Connection, items: Sequence[_Pending], at_ms: int) -> list[int
 
 
 def _totals_add(dialect: Any) -> Any:
-    """The running totals' upsert, each value bound by its column's name."""
-    stmt = dialect.insert(_T).values(
-        {c: sa.bindparam(c) for c in ("account", "total", "settled", "voided")}
-    )
+    """The running totals' upsert (:func:`insert_of_rows`: on PostgreSQL one statement
+    for every account of a commit)."""
+    stmt = insert_of_rows(dialect, _T, ("account", "total", "settled", "voided"))
     return stmt.on_conflict_do_update(
         index_elements=[_T.c.account],
         set_={
@@ -327,8 +327,9 @@ def _insert_transactions(conn: Connection, rows: list[dict[str, Any]]) -> list[i
 
 
 def _add_totals(conn: Connection, new: Sequence[_Pending]) -> None:
-    """Add the postings of ``new`` to the running ``ledger_totals`` (one upsert per
-    account), in the caller's transaction."""
+    """Add the postings of ``new`` to the running ``ledger_totals`` (a row an account,
+    the accounts in order; on PostgreSQL in one statement), in the caller's
+    transaction."""
     add: dict[str, list[int]] = {}
     for p in new:
         for acc in dict.fromkeys(q.account for q in p.postings):
@@ -338,7 +339,7 @@ def _add_totals(conn: Connection, new: Sequence[_Pending]) -> None:
             add[q.account][0] += q.amount
     if not add:
         return
-    execute_each(
+    execute_rows(
         conn,
         per_dialect(conn, _totals_add),
         [

@@ -22,7 +22,7 @@ from croupier import canonical
 from croupier.errors import InvalidInput
 from croupier.picklable import ByFields
 from croupier.store import schema
-from croupier.store.db import AnyRow, Database, execute_each, per_dialect
+from croupier.store.db import AnyRow, Database, execute_rows, insert_of_rows, per_dialect
 
 TableStatus = Literal["open", "closed"]
 _T = schema.dealer_tables
@@ -93,15 +93,16 @@ def put_tables(conn: Connection, tables: Sequence[TableRecord]) -> int:
     rows = list({t.table_id: _row(t) for t in tables}.values())
     if not rows:
         return 0
-    execute_each(conn, per_dialect(conn, _upsert, tuple(rows[0])), rows)
+    execute_rows(conn, per_dialect(conn, _upsert, tuple(rows[0])), rows)
     return len(rows)
 
 
 def _upsert(dialect: Any, columns: tuple[str, ...]) -> Any:
     """The insert-or-replace of rows with ``columns`` (every commit of the dealer runs
     it; built once per dialect and column set, :func:`per_dialect`), each value bound by
-    its column's name."""
-    ins = dialect.insert(_T).values({c: sa.bindparam(c) for c in columns})
+    its column's name (:func:`insert_of_rows`: on PostgreSQL one statement for all the
+    rows)."""
+    ins = insert_of_rows(dialect, _T, columns)
     cols = {c: ins.excluded[c] for c in columns if c != "table_id"}
     return ins.on_conflict_do_update(index_elements=["table_id"], set_=cols)
 
