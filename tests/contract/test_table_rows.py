@@ -1,7 +1,8 @@
 """The dealer's table rows on every backend: ``put_tables`` inserts a table and replaces
 it in place (every column, ``None`` included), the last of one id in a call wins, and
 what is read back is what was put; on SQLite the upsert goes to the driver as SQL
-compiled once (``execute_each``), elsewhere through SQLAlchemy, with the same result."""
+compiled once (``execute_each``), on PostgreSQL as one statement over arrays
+(``insert_of_rows``), with the same result."""
 
 from __future__ import annotations
 
