@@ -4,6 +4,7 @@
     .venv/bin/python bench/bench_store.py --url postgresql://postgres@127.0.0.1/test
     .venv/bin/python bench/bench_store.py --batches 50 --streams 100 --events 15
     .venv/bin/python bench/bench_store.py --tables 50 --players 8  # whose postings
+    .venv/bin/python bench/bench_store.py --table-ids  # hands named as a table's are
 
 Each batch is one unit of work: ``--streams`` new hand streams of ``--events`` events
 each, registered, appended and closed by one dealer seal over all their heads. Events
@@ -52,14 +53,30 @@ KEEP_EVERY = 10
 runs every 30 s, ~10,000 hands at their rates: here a pass is due sooner)."""
 
 
+def hand_name(by_table: bool, tables: int, streams: int, b: int, s: int) -> str:
+    """The ``s``-th hand of batch ``b``: named in the order the hands opened
+    (``h-<batch>-<n>``), or ``by_table`` as a table's hands are (``t<table>_h<n>``, as
+    :func:`croupier.dealing.hand_id_for` names them), so each index keyed by the hands'
+    ids takes a commit's hands at as many places as it has tables."""
+    if not by_table:
+        return f"h-{b:05d}-{s:04d}"
+    per_batch = -(-streams // tables)  # each table's hands in one batch
+    return f"t{s % tables}_h{b * per_batch + s // tables + 1}"
+
+
 def build(
-    signer: Signer, batches: int, streams: int, events: int, tables: int
+    signer: Signer,
+    batches: int,
+    streams: int,
+    events: int,
+    tables: int,
+    by_table: bool = False,
 ) -> list[tuple[list[StreamInfo], list[Event], Seal]]:
     out = []
     for b in range(batches):
         infos, evs = [], []
         for s in range(streams):
-            sid = f"h-{b:05d}-{s:04d}"
+            sid = hand_name(by_table, tables, streams, b, s)
             infos.append(StreamInfo(sid, "hand", "baccarat", f"t{s % tables}", None, 1_000 + b))
             w = StreamWriter(sid)
             for i in range(events):
@@ -97,11 +114,17 @@ def _postings(table: str, players: int, n: int) -> tuple[Posting, ...]:
 
 
 def run(
-    store: Store, batches: int, streams: int, events: int, tables: int = 50, players: int = 8
+    store: Store,
+    batches: int,
+    streams: int,
+    events: int,
+    tables: int = 50,
+    players: int = 8,
+    by_table: bool = False,
 ) -> None:
     signer = FileSigner.generate("dealer")
     store.put_key(signer.public_entry())
-    work = build(signer, batches, streams, events, tables)
+    work = build(signer, batches, streams, events, tables, by_table)
 
     server = store.engine.dialect.name == "postgresql"
     keeper = TableKeeper(store.engine, always=True)
@@ -160,6 +183,11 @@ def main() -> None:
     ap.add_argument("--events", type=int, default=15)
     ap.add_argument("--tables", type=int, default=50, help="the hands' tables (default 50)")
     ap.add_argument("--players", type=int, default=8, help="players a table (default 8)")
+    ap.add_argument(
+        "--table-ids",
+        action="store_true",
+        help="name the hands as a table's are (<table>_h<n>), not in the order they opened",
+    )
     args = ap.parse_args()
 
     if args.url is None:
@@ -167,7 +195,15 @@ def main() -> None:
             store = Store.open(f"sqlite:///{d}/bench.sqlite", upgrade=True)
             print(f"backend: sqlite ({sa.__version__})")
             try:
-                run(store, args.batches, args.streams, args.events, args.tables, args.players)
+                run(
+                    store,
+                    args.batches,
+                    args.streams,
+                    args.events,
+                    args.tables,
+                    args.players,
+                    args.table_ids,
+                )
             finally:
                 store.close()
         return
@@ -181,7 +217,15 @@ def main() -> None:
     try:
         migrate(engine)
         print(f"backend: {engine.dialect.name}")
-        run(Store(engine), args.batches, args.streams, args.events, args.tables, args.players)
+        run(
+            Store(engine),
+            args.batches,
+            args.streams,
+            args.events,
+            args.tables,
+            args.players,
+            args.table_ids,
+        )
     finally:
         engine.dispose()
         with admin.connect() as c:

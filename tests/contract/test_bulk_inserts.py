@@ -5,8 +5,11 @@ is new and names them."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import sqlalchemy as sa
+from sqlalchemy import event
 
 from croupier.store import db, schema
 
@@ -79,23 +82,43 @@ def test_a_batch_refused_in_a_savepoint_leaves_the_transaction_usable(engine: sa
 def test_insert_new_writes_the_new_rows_and_names_them(engine: sa.Engine) -> None:
     """``insert_new`` leaves a stored key as it is and takes the first of a key given
     twice, every column type and NULLs written as SQLAlchemy writes them; with
-    ``returning`` it names the rows it wrote."""
+    ``returning`` it names the rows it wrote. On PostgreSQL each call is one statement
+    over arrays (:func:`db.insert_of_rows`, sent in psycopg's binary format), not one a
+    row."""
     META.create_all(engine)
     rows = [
         {
             "id": i,
             "big": None if i % 3 == 0 else -(2**62) + i,
             "name": None if i % 2 else f"名{i}'\"%s",
-            "blob": None if i % 4 == 1 else bytes([i % 256, 0, 255]),
+            "blob": None if i % 4 == 1 else bytes([i % 256, 0, 255]) + b'\\"{},NULL',
             "text": None,
         }
         for i in range(300, 330)
     ]
+    seen: list[bool] = []
+
+    def note(conn: Any, cur: Any, statement: str, params: Any, ctx: Any, many: bool) -> None:
+        if statement.lstrip().upper().startswith("INSERT INTO") and ROWS.name in statement:
+            seen.append(many)
+
     with engine.begin() as c:
         assert db.insert_new(c, ROWS, rows[:10], ("id",)) == []
-    with engine.begin() as c:
-        again = [{**r, "name": "changed"} for r in rows[5:15]]  # 5..9 stored already
-        got = db.insert_new(c, ROWS, [*again, *rows[10:], rows[12]], ("id",), returning="id")
+    event.listen(engine, "before_cursor_execute", note)
+    try:
+        with engine.begin() as c:
+            again = [{**r, "name": "changed"} for r in rows[5:15]]  # 5..9 stored already
+            got = db.insert_new(c, ROWS, [*again, *rows[10:], rows[12]], ("id",), returning="id")
+    finally:
+        event.remove(engine, "before_cursor_execute", note)
     assert sorted(got) == list(range(310, 330))
     want = [*rows[:10], *again[5:], *rows[15:]]
     assert _read(engine, 300, 399) == want
+    if engine.dialect.name == "postgresql":
+        assert seen == [False]
+        from psycopg.adapt import PyFormat
+        from psycopg.types.array import ListBinaryDumper
+
+        with engine.connect() as c:  # the arrays went in binary (db._binary_arrays)
+            adapters = c.connection.driver_connection.adapters  # type: ignore[union-attr]
+            assert adapters.get_dumper(list, PyFormat.AUTO) is ListBinaryDumper

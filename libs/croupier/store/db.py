@@ -125,7 +125,21 @@ def create_engine(url: str, *, schema: str | None = None, echo: bool = False) ->
         if not _SCHEMA_RE.match(schema):
             raise ValueError(f"bad schema name {schema!r}")
         connect_args["options"] = f"-c search_path={schema}"
-    return sa.create_engine(parsed, echo=echo, connect_args=connect_args)
+    engine = sa.create_engine(parsed, echo=echo, connect_args=connect_args)
+    if parsed.get_backend_name() == "postgresql" and parsed.get_driver_name() == "psycopg":
+        event.listen(engine, "connect", _binary_arrays)
+    return engine
+
+
+def _binary_arrays(dbapi_connection: Any, _record: Any) -> None:
+    """psycopg sends a ``list`` parameter (an array of :func:`insert_of_rows`) in the
+    binary format: its text format escapes every element that needs quotes with a
+    regular expression, which for an array of ``bytes`` (``\\x…``: every element) cost
+    more than the statements a row it replaces. The store binds lists nowhere else (its
+    ``IN`` lists are a parameter a value)."""
+    from psycopg.types.array import ListBinaryDumper
+
+    dbapi_connection.adapters.register_dumper(list, ListBinaryDumper)
 
 
 def _sqlite_engine(url: sa.URL, *, echo: bool) -> Engine:
@@ -355,9 +369,7 @@ def insert_new(
     cost for the few rows of a dealer commit (docs/performance.md, "The writer process
     over 874,816 hands"). With ``returning`` the rows go as one multi-row ``VALUES``
     (the driver's ``executemany`` returns no rows). Elsewhere SQLAlchemy's insert of
-    the dialect (not :func:`insert_of_rows`' arrays: psycopg writes an array of
-    ``bytes`` as escaped text, which cost more than the statements a row it saves for
-    the outbox's payloads)."""
+    the dialect, on PostgreSQL one statement over arrays (:func:`insert_of_rows`)."""
     if not rows:
         return []
     cols = tuple(rows[0])
@@ -377,8 +389,11 @@ def insert_new(
             args = tuple(v for values in row_values(chunk, cols) for v in values)
             out += conn.exec_driver_sql(sql, args).scalars().all()
         return out
-    stmt = per_dialect(conn, _ignoring, table, key, returning)
-    result = conn.execute(stmt, list(rows))
+    stmt = per_dialect(conn, _ignoring, table, cols, key, returning)
+    if conn.dialect.name == "postgresql":
+        result = conn.execute(stmt, {c: [r[c] for r in rows] for c in cols})
+    else:
+        result = conn.execute(stmt, list(rows))
     return list(result.scalars().all()) if returning is not None else []
 
 
@@ -387,8 +402,14 @@ _VALUES_ROWS = 200
 32,766 bound values)."""
 
 
-def _ignoring(dialect: Any, table: sa.Table, key: tuple[str, ...], returning: str | None) -> Any:
-    stmt = dialect.insert(table).on_conflict_do_nothing(index_elements=list(key))
+def _ignoring(
+    dialect: Any,
+    table: sa.Table,
+    cols: tuple[str, ...],
+    key: tuple[str, ...],
+    returning: str | None,
+) -> Any:
+    stmt = insert_of_rows(dialect, table, cols).on_conflict_do_nothing(index_elements=list(key))
     return stmt if returning is None else stmt.returning(table.c[returning])
 
 
@@ -537,8 +558,10 @@ def insert_of_rows(dialect: Any, table: sa.Table, cols: tuple[str, ...]) -> Any:
     bound as one array and the rows read back by ``unnest`` (``INSERT … SELECT … FROM
     unnest(…)``). The driver's ``executemany`` ran an ``INSERT … ON CONFLICT`` a row,
     the server planning and executing each: ~400 a settlement commit of 50 hands for
-    the ledger's running totals (docs/performance.md, "The running totals in one
-    statement"). Elsewhere a row's values (``VALUES``), run once a row."""
+    the ledger's running totals (docs/performance.md, "The running totals, table rows
+    and outbox in one statement on PostgreSQL"; the arrays go in psycopg's binary
+    format, :func:`_binary_arrays`). Elsewhere a row's values (``VALUES``), run once a
+    row."""
     ins = dialect.insert(table)
     if dialect is not postgresql:
         return ins.values({c: sa.bindparam(c) for c in cols})
