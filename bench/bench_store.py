@@ -190,20 +190,23 @@ def main() -> None:
     )
     args = ap.parse_args()
 
+    def bench(store: Store) -> None:
+        run(
+            store,
+            args.batches,
+            args.streams,
+            args.events,
+            args.tables,
+            args.players,
+            args.table_ids,
+        )
+
     if args.url is None:
         with tempfile.TemporaryDirectory() as d:
             store = Store.open(f"sqlite:///{d}/bench.sqlite", upgrade=True)
             print(f"backend: sqlite ({sa.__version__})")
             try:
-                run(
-                    store,
-                    args.batches,
-                    args.streams,
-                    args.events,
-                    args.tables,
-                    args.players,
-                    args.table_ids,
-                )
+                bench(store)
             finally:
                 store.close()
         return
@@ -217,15 +220,7 @@ def main() -> None:
     try:
         migrate(engine)
         print(f"backend: {engine.dialect.name}")
-        run(
-            Store(engine),
-            args.batches,
-            args.streams,
-            args.events,
-            args.tables,
-            args.players,
-            args.table_ids,
-        )
+        bench(Store(engine))
     finally:
         engine.dispose()
         with admin.connect() as c:
